@@ -1,0 +1,1 @@
+"""Chart model and exporters (text, SVG, JSON, SeqSee)."""

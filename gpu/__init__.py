@@ -1,0 +1,1 @@
+"""Optional CUDA backend (CuPy): batched Milnor products and large row reductions."""

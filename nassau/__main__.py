@@ -1,0 +1,3 @@
+from nassau.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,28 @@
+"""Shared pytest configuration: the gpu marker skips with a reason when no device answers."""
+from __future__ import annotations
+
+import pytest
+
+
+def _device_answers() -> str | None:
+    """Return None when CuPy imports and a CUDA device answers, else the reason it does not."""
+    try:
+        import cupy  # noqa: F401
+    except Exception as exc:  # ImportError, or a broken CUDA install
+        return f"CuPy is not importable ({exc.__class__.__name__})"
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            return "no CUDA device"
+    except Exception as exc:
+        return f"no CUDA device answers ({exc.__class__.__name__})"
+    return None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    reason = None
+    for item in items:
+        if "gpu" in item.keywords:
+            if reason is None:
+                reason = _device_answers() or ""
+            if reason:
+                item.add_marker(pytest.mark.skip(reason=reason))
