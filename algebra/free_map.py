@@ -1,0 +1,91 @@
+"""Maps of free modules F -> G, given on generators, and their matrices built by batched products.
+
+Each generator's image d(g) is kept as a term list (P(S), target generator h), so a matrix row
+P(R) g is the sum of P(R) P(S) placed in h's block. A matrix build turns a whole set of rows into one
+ProductBatch and makes one compiled call, whatever the number of rows or products.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from algebra.free_module import FreeModule
+from algebra.products import ProductBatch, run_batch
+
+
+def words(ncols: int) -> int:
+    return (ncols + 63) >> 6
+
+
+class FreeMap:
+    def __init__(self, source: FreeModule, target: FreeModule) -> None:
+        self.source = source
+        self.target = target
+        self._lock = threading.Lock()
+        # Flat term lists: generator k's terms are term_start[k]:term_start[k+1].
+        self.term_start = np.zeros(1, dtype=np.int64)
+        self.term_s = np.zeros(0, dtype=np.uint64)
+        self.term_sdeg = np.zeros(0, dtype=np.int64)
+        self.term_gen = np.zeros(0, dtype=np.int64)
+        self._outputs: list[np.ndarray] = []
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self._outputs)
+
+    def output(self, gen: int) -> np.ndarray:
+        """d(gen) as a packed vector over the target basis in degree deg(gen) (all target generators then known)."""
+        return self._outputs[gen]
+
+    def add_outputs(self, degree: int, vectors: np.ndarray, target_ngens: int) -> None:
+        """Record d of the next generators (all of `degree`); vectors are packed over target_ngens' basis."""
+        gens, ws = self.target.basis_words(degree, target_ngens)
+        sdeg_all = degree - self.target.gen_degrees[gens] if len(gens) else np.zeros(0, dtype=np.int64)
+        new_s, new_deg, new_gen, counts = [], [], [], []
+        n = len(gens)
+        for v in vectors:
+            bits = np.unpackbits(v.view(np.uint8), bitorder="little")[:n].astype(bool)
+            new_s.append(ws[bits])
+            new_deg.append(sdeg_all[bits])
+            new_gen.append(gens[bits])
+            counts.append(int(bits.sum()))
+        with self._lock:
+            if self.num_outputs + len(vectors) > self.source.num_gens:
+                raise ValueError("outputs given for generators the source does not have")
+            self._outputs.extend(np.array(v, copy=True) for v in vectors)
+            if counts:
+                self.term_s = np.concatenate([self.term_s, *new_s])
+                self.term_sdeg = np.concatenate([self.term_sdeg, *new_deg])
+                self.term_gen = np.concatenate([self.term_gen, *new_gen])
+                self.term_start = np.concatenate([self.term_start, self.term_start[-1] + np.cumsum(counts)])
+
+    def batch(self, t: int, rows: np.ndarray, target_ngens: int | None = None) -> ProductBatch:
+        """The products behind the given source rows (full-basis indices in degree t)."""
+        src = self.source
+        off = src.offsets(t)
+        gens = np.searchsorted(off, rows, side="right") - 1
+        local = rows - off[gens]
+        rdeg = t - src.gen_degrees[gens]
+        r_words = src.algebra.flat_words(rdeg, local)
+        tgt_off = self.target.offsets(t, target_ngens)
+        ts = self.term_start
+        return ProductBatch(row_r=r_words, row_deg=rdeg, row_terms=gens.astype(np.int64), term_start=ts,
+                            term_s=self.term_s, term_sdeg=self.term_sdeg,
+                            term_col=tgt_off[self.term_gen] if len(self.term_gen) else np.zeros(0, np.int64))
+
+    def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
+               col_map: np.ndarray | None = None, ncols: int | None = None) -> np.ndarray:
+        """Packed matrix of this map in degree t: one row per given source basis index (default: all).
+
+        target_ngens restricts the columns to the blocks of the first target generators; col_map (with
+        ncols) restricts them further to a column mask.
+        """
+        if rows is None:
+            rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
+        full_cols = self.target.dimension(t, target_ngens)
+        width = full_cols if col_map is None else ncols
+        out = np.zeros((len(rows), words(width)), dtype=np.uint64)
+        if len(rows):
+            run_batch(out, self.batch(t, rows, target_ngens), self.source.algebra, col_map)
+        return out

@@ -1,0 +1,77 @@
+"""Free modules over A with a generator-major, append-only basis (REFERENCE 2.3).
+
+In degree t the basis is one block per generator g (in the order generators were added, which is by
+degree), each block the algebra basis in degree t - deg g. Adding generators appends blocks, so an
+index never moves: work on lower generators stays valid while new ones arrive, and restricting to the
+generators of degree < d is a prefix of the basis.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from algebra.milnor_basis import MilnorBasis, format_element
+
+
+class FreeModule:
+    def __init__(self, algebra: MilnorBasis, name: str = "F") -> None:
+        self.algebra = algebra
+        self.name = name
+        self._lock = threading.Lock()
+        self._degrees = np.zeros(0, dtype=np.int64)
+        self.gen_names: list[str] = []
+
+    @property
+    def gen_degrees(self) -> np.ndarray:
+        return self._degrees
+
+    @property
+    def num_gens(self) -> int:
+        return len(self._degrees)
+
+    def gens_below(self, degree: int) -> int:
+        """How many generators have degree < `degree` (a prefix, since degrees never decrease)."""
+        return int(np.searchsorted(self._degrees, degree, side="left"))
+
+    def add_generators(self, degree: int, names: list[str]) -> int:
+        """Append generators of one degree; returns the index of the first. Degrees must not decrease."""
+        with self._lock:
+            if len(self._degrees) and degree < self._degrees[-1]:
+                raise ValueError(f"{self.name}: generators must be added in nondecreasing degree")
+            first = len(self._degrees)
+            self._degrees = np.concatenate([self._degrees, np.full(len(names), degree, dtype=np.int64)])
+            self.gen_names.extend(names)
+            return first
+
+    def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
+        """Start of each generator's block in degree t for the first ngens generators, plus the total."""
+        degs = self._degrees if ngens is None else self._degrees[:ngens]
+        self.algebra.extend(max(t - int(degs.min()), 0) if len(degs) else 0)
+        dims = self.algebra.dimensions_array(t - degs)
+        out = np.zeros(len(degs) + 1, dtype=np.int64)
+        np.cumsum(dims, out=out[1:])
+        return out
+
+    def dimension(self, t: int, ngens: int | None = None) -> int:
+        return int(self.offsets(t, ngens)[-1])
+
+    def basis_words(self, t: int, ngens: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """For each basis element in degree t: its generator and its packed p-part."""
+        off = self.offsets(t, ngens)
+        n = int(off[-1])
+        gens = np.repeat(np.arange(len(off) - 1, dtype=np.int64), np.diff(off))
+        local = np.arange(n, dtype=np.int64) - off[gens]
+        words = self.algebra.flat_words(t - self._degrees[gens], local)
+        return gens, words
+
+    def element_string(self, t: int, vector: np.ndarray, ngens: int | None = None) -> str:
+        """`P(1) x_(0,0,0) + ...` for a packed vector in degree t."""
+        off = self.offsets(t, ngens)
+        bits = np.unpackbits(vector.view(np.uint8), bitorder="little")[: off[-1]]
+        terms = []
+        for i in np.nonzero(bits)[0]:
+            g = int(np.searchsorted(off, i, side="right") - 1)
+            r = self.algebra.element(t - int(self._degrees[g]), int(i - off[g]))
+            terms.append(f"{format_element(r)} {self.gen_names[g]}")
+        return " + ".join(terms) if terms else "0"

@@ -1,0 +1,198 @@
+"""The Milnor basis of A (or of a profile subalgebra) at p = 2, degree by degree, in sseq's order.
+
+The order is a wire format: saved vectors and printed differentials index into it. In degree d it is
+length-major: P(d) first, then every element whose last nonzero index is 2, and so on; within a length
+class, by the order of R - e_last one degree down. `seqno` ranks an element without a hash map, so
+compiled kernels can find the column of a product term with a few table lookups.
+"""
+from __future__ import annotations
+
+import re
+import threading
+
+import numpy as np
+
+from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_DEGREE, MAX_LEN, XI_DEGREES, degree, pack, unpack
+from algebra.profile import FULL, Profile
+
+
+def rank_tables(max_degree: int) -> np.ndarray:
+    """g[e, h] = sum_k n[e - k xi_h, h - 1], with n[e, m] = #{R of degree e using xi_1..xi_{m+1}}.
+
+    rank(R) = sum over its nonzero r_h (h >= 1, from the top) of g[d, h] - g[d - r_h xi_h, h], where d is
+    the degree still left: each unit of r_h skips every element of smaller length in that degree.
+    """
+    n = np.zeros((max_degree + 1, MAX_LEN), dtype=np.int64)
+    g = np.zeros((max_degree + 1, MAX_LEN), dtype=np.int64)
+    n[:, 0] = 1
+    for m in range(1, MAX_LEN):
+        x = int(XI_DEGREES[m])
+        for e in range(max_degree + 1):
+            n[e, m] = n[e, m - 1] + (n[e - x, m] if e >= x else 0)
+    for h in range(1, MAX_LEN):
+        x = int(XI_DEGREES[h])
+        for e in range(max_degree + 1):
+            g[e, h] = n[e, h - 1] + (g[e - x, h] if e >= x else 0)
+    return g
+
+
+class MilnorBasis:
+    """Basis tables of A or a profile subalgebra, grown on demand up to a degree."""
+
+    def __init__(self, profile: Profile = FULL) -> None:
+        self.profile = profile
+        self._lock = threading.Lock()
+        self._words: list[np.ndarray] = [np.zeros(1, dtype=np.uint64)]
+        self.max_degree = 0
+        self.rank_g = rank_tables(0)
+        # For a profile algebra: per degree, full-algebra rank -> index here (-1 if absent), flattened.
+        self.index_map = np.zeros(0, dtype=np.int64)
+        self.index_map_offset = np.zeros(1, dtype=np.int64)
+        self._dims = np.ones(1, dtype=np.int64)
+        self._flat = self._words[0]
+        self._flat_offset = np.zeros(2, dtype=np.int64)
+
+    # -- tables -------------------------------------------------------------------------------------
+    def extend(self, max_degree: int) -> None:
+        """Make every degree <= max_degree available (thread-safe, idempotent)."""
+        if max_degree <= self.max_degree:
+            return
+        if max_degree > MAX_DEGREE:
+            raise ValueError(f"degree {max_degree} is beyond the supported maximum {MAX_DEGREE}")
+        with self._lock:
+            if max_degree <= self.max_degree:
+                return
+            words = list(self._words)
+            for d in range(len(words), max_degree + 1):
+                words.append(self._generate(words, d))
+            self._words = words
+            self._dims = np.array([len(w) for w in words], dtype=np.int64)
+            self._flat = np.concatenate(words)
+            self._flat_offset = np.concatenate([[0], np.cumsum(self._dims)]).astype(np.int64)
+            self.rank_g = rank_tables(max_degree)
+            if not self.profile.is_full:
+                self._build_index_map(max_degree)
+            self.max_degree = max_degree
+
+    def _generate(self, words: list[np.ndarray], d: int) -> np.ndarray:
+        parts = []
+        for i in range(MAX_LEN):
+            x = int(XI_DEGREES[i])
+            if x > d:
+                break
+            cap = self.profile.max_exponent(i)
+            if cap == 0:
+                continue
+            old = words[d - x]
+            higher = old >> np.uint64(FIELD_SHIFT[i + 1]) if i + 1 < MAX_LEN else np.zeros_like(old)
+            field = (old >> np.uint64(FIELD_SHIFT[i])) & FIELD_MASK[i]
+            keep = (higher == 0) & (field < np.uint64(cap))
+            parts.append(old[keep] + np.uint64(1 << int(FIELD_SHIFT[i])))
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+    def _build_index_map(self, max_degree: int) -> None:
+        full = MilnorBasis(FULL)
+        full.extend(max_degree)
+        offsets = np.zeros(max_degree + 2, dtype=np.int64)
+        maps = []
+        for d in range(max_degree + 1):
+            fw = full.words(d)
+            m = np.full(len(fw), -1, dtype=np.int64)
+            pos = {int(w): k for k, w in enumerate(self._words[d])}
+            for k, w in enumerate(fw):
+                m[k] = pos.get(int(w), -1)
+            maps.append(m)
+            offsets[d + 1] = offsets[d] + len(fw)
+        self.index_map = np.concatenate(maps)
+        self.index_map_offset = offsets
+
+    # -- queries ------------------------------------------------------------------------------------
+    def words(self, d: int) -> np.ndarray:
+        """Packed p-parts of degree d, in basis order."""
+        if d < 0:
+            return np.zeros(0, dtype=np.uint64)
+        self.extend(d)
+        return self._words[d]
+
+    def dimension(self, d: int) -> int:
+        return len(self.words(d))
+
+    def dimensions_array(self, degrees: np.ndarray) -> np.ndarray:
+        """dim in each of many degrees at once (0 for negative degrees)."""
+        degrees = np.asarray(degrees, dtype=np.int64)
+        if len(degrees):
+            self.extend(int(degrees.max()))
+        dims = self._dims
+        return np.where(degrees >= 0, dims[np.clip(degrees, 0, len(dims) - 1)], 0)
+
+    def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
+        """Packed p-parts of many elements at once, given their degrees and positions in those degrees."""
+        if len(degrees):
+            self.extend(int(np.max(degrees)))
+        return self._flat[self._flat_offset[degrees] + local]
+
+    def element(self, d: int, index: int) -> tuple[int, ...]:
+        return unpack(int(self.words(d)[index]))
+
+    def index(self, r: tuple[int, ...]) -> int:
+        """Position of P(R) in its degree (raises ValueError if it is not in this algebra)."""
+        d = degree(r)
+        self.extend(d)
+        if not self.profile.contains(tuple(r)):
+            raise ValueError(f"{format_element(r)} is not in {self.profile.describe()}")
+        rank = seqno(tuple(r), d, self.rank_g)
+        if self.profile.is_full:
+            return rank
+        return int(self.index_map[self.index_map_offset[d] + rank])
+
+
+def seqno(r: tuple[int, ...], d: int, g: np.ndarray) -> int:
+    """Rank of P(R) among the full algebra's basis in degree d (see rank_tables)."""
+    rank = 0
+    for h in range(len(r) - 1, 0, -1):
+        rh = r[h]
+        if rh:
+            step = rh * int(XI_DEGREES[h])
+            rank += int(g[d, h] - g[d - step, h])
+            d -= step
+    return rank
+
+
+# -- text ---------------------------------------------------------------------------------------------
+_SQ = re.compile(r"^(?:Sq|P)\^?(\d+)$")
+_P = re.compile(r"^P\(\s*(\d+(?:\s*,\s*\d+)*)?\s*\)$")
+
+
+def parse_element(text: str) -> tuple[int, ...]:
+    """Parse `1`, `SqN`, `PN`, `Sq^N` or `P(r1, r2, ...)` into an exponent tuple (trailing zeros stripped)."""
+    s = text.strip()
+    if s == "1":
+        return ()
+    m = _SQ.match(s)
+    if m:
+        n = int(m.group(1))
+        return (n,) if n else ()
+    m = _P.match(s)
+    if m:
+        r = [int(x) for x in m.group(1).split(",")] if m.group(1) else []
+        while r and r[-1] == 0:
+            r.pop()
+        return tuple(r)
+    raise ValueError(f"cannot parse Steenrod algebra element {text!r} (expected 1, SqN or P(r1, r2, ...))")
+
+
+def format_element(r: tuple[int, ...]) -> str:
+    """`1` for the unit, else `P(r1, r2, ...)` as the reference prints Milnor basis elements."""
+    if not r:
+        return "1"
+    return "P(" + ", ".join(str(x) for x in r) + ")"
+
+
+def format_sq(r: tuple[int, ...]) -> str:
+    """`SqN` for single-entry elements, `P(...)` otherwise: how users write relations."""
+    if len(r) == 1:
+        return f"Sq{r[0]}"
+    return format_element(r)
+
+
+__all__ = ["MilnorBasis", "parse_element", "format_element", "format_sq", "seqno", "rank_tables", "pack", "unpack"]

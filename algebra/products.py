@@ -1,0 +1,77 @@
+"""Batched Milnor products: the main interface between free-module maps and the compiled kernels.
+
+A batch is flat arrays: per output row a left factor P(R) and a term list (the right factors P(S), each
+with the column offset of its block and its product degree). One compiled call computes every product
+of the batch and XORs the results into packed rows. No Python runs per row or per product, which is what
+makes matrix building fast; `multiply_one` is the one-at-a-time twin the batch is tested against.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from algebra.milnor_basis import MilnorBasis
+from algebra.milnor_kernels import SCRATCH, product_into
+from algebra.ppart import degree, pack
+
+#: Test hook: how many compiled batch calls and products have run (a revert to per-row Python shows here).
+COUNTERS = {"batch_calls": 0, "products": 0}
+
+
+@dataclass
+class ProductBatch:
+    """Rows of an output matrix, each P(R) times a list of terms.
+
+    row_r[i]: packed R of row i; row_terms[i]: which term list row i uses (index into term_start).
+    Term list k spans term_start[k]:term_start[k+1] of term_s (packed S), term_col (column offset of the
+    block the product lands in) and term_deg (degree of the product R S; the same for every row using
+    the list only if their R have equal degree, so it is stored as deg(S) and the row's deg(R) is added).
+    """
+
+    row_r: np.ndarray
+    row_deg: np.ndarray
+    row_terms: np.ndarray
+    term_start: np.ndarray
+    term_s: np.ndarray
+    term_sdeg: np.ndarray
+    term_col: np.ndarray
+
+
+@njit(cache=True, nogil=True)
+def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col,
+                  g, index_map, map_offset, col_map):
+    scratch = np.zeros(SCRATCH, dtype=np.int64)
+    flips = 0
+    for i in range(row_r.shape[0]):
+        lst = row_terms[i]
+        for q in range(term_start[lst], term_start[lst + 1]):
+            flips += product_into(out[i], term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
+                                  g, index_map, map_offset, col_map, scratch)
+    return flips
+
+
+def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None) -> None:
+    """XOR every product of the batch into `out` (rows x words), optionally through a column map.
+
+    col_map (int64, one entry per full column, -1 to drop) restricts the output to a column mask.
+    """
+    if len(batch.row_r) == 0:
+        return
+    cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
+    flips = _batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                          batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
+                          basis.index_map_offset, cmap)
+    COUNTERS["batch_calls"] += 1
+    COUNTERS["products"] += int(flips)
+
+
+def multiply_one(basis: MilnorBasis, r: tuple[int, ...], s: tuple[int, ...]) -> np.ndarray:
+    """P(R) * P(S) as a packed vector in its degree, one product at a time (the twin of run_batch)."""
+    d = degree(r) + degree(s)
+    basis.extend(d)
+    row = np.zeros((basis.dimension(d) + 63) // 64, dtype=np.uint64)
+    product_into(row, 0, np.uint64(pack(r)), np.uint64(pack(s)), d, basis.rank_g, basis.index_map,
+                 basis.index_map_offset, np.zeros(0, dtype=np.int64), np.zeros(SCRATCH, dtype=np.int64))
+    return row

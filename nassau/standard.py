@@ -1,0 +1,100 @@
+"""One bidegree of the standard minimal-resolution algorithm (REFERENCE 4).
+
+At (s, t): row-reduce [d_s | I] on the old generators of F_s in degree t. The rows whose pivot lies in
+I span ker d_s (kept for (s+1, t)); the pivots in the d segment span the image. The new generators are
+the rows of ker d_{s-1} (from (s-1, t)) whose pivot column the image lacks, in column order, exactly
+the reference's `extend_image` choice, so the Ext bases match the reference's. At s = 0 the map is the
+augmentation onto M and the new generators hit the basis vectors of M_t outside its image.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fp.m4ri import row_reduce
+from fp.packed import from_bool, words
+from nassau.resolution import Kernel, Resolution
+
+
+def reduce_with_identity(a: np.ndarray, ncols: int) -> tuple[np.ndarray, Kernel]:
+    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows)."""
+    n = a.shape[0]
+    wa = words(ncols)
+    aug = np.zeros((n, wa + words(n)), dtype=np.uint64)
+    aug[:, :wa] = a
+    idx = np.arange(n)
+    aug[idx, wa + (idx >> 6)] = np.uint64(1) << (idx & 63).astype(np.uint64)
+    pivots = row_reduce(aug, 64 * wa + n)
+    start = 64 * wa
+    img = int(np.searchsorted(pivots, start))
+    kernel = Kernel(np.ascontiguousarray(aug[img:len(pivots), wa:]), pivots[img:] - start, n)
+    return pivots[:img], kernel
+
+
+def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
+    """Rows P(R) g of F_0 in degree t (first ngens generators) mapped into M_t, packed."""
+    f0, module = res.free(0), res.module
+    off = f0.offsets(t, ngens)
+    out = np.zeros((int(off[-1]), module.dimension(t)), dtype=np.uint8)
+    for g in range(ngens):
+        gdeg = int(f0.gen_degrees[g])
+        eps = res.augmentation[g].astype(np.int64)
+        if t == gdeg:
+            out[off[g]] = eps
+            continue
+        table = module.actions.get((t - gdeg, gdeg))
+        if table is not None:
+            out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table.astype(np.int64)) % 2
+    return from_bool(out.astype(bool))
+
+
+def pad_columns(rows: np.ndarray, ncols: int) -> np.ndarray:
+    """The same packed rows over a wider basis (new generator blocks append zero columns)."""
+    need = words(ncols)
+    if rows.shape[1] == need:
+        return rows
+    out = np.zeros((rows.shape[0], need), dtype=np.uint64)
+    out[:, : rows.shape[1]] = rows
+    return out
+
+
+def step0(res: Resolution, t: int, keep_kernel: bool = True, extend: bool = True) -> int:
+    """(0, t): make F_0 -> M onto in degree t (extend=False: only record the kernel)."""
+    f0 = res.free(0)
+    ngens = f0.gens_below(t)
+    eps = augmentation_matrix(res, t, ngens)
+    m_dim = res.module.dimension(t)
+    image_pivots, kernel = reduce_with_identity(eps, m_dim)
+    hit = np.zeros(m_dim, dtype=bool)
+    hit[image_pivots] = True
+    outputs = np.eye(m_dim, dtype=np.uint8)[~hit]
+    if keep_kernel:
+        res.set_kernel(0, t, kernel)
+    if not extend:
+        return 0
+    res.add_generators(0, t, outputs)
+    return len(outputs)
+
+
+def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True, extend: bool = True) -> int:
+    """(s, t): new generators of F_s in degree t from ker d_{s-1} modulo the image of d_s.
+
+    extend=False computes only ker d_s in degree t (what (s+1, t) needs at the edge of a stem range).
+    """
+    if s == 0:
+        return step0(res, t, keep_kernel, extend)
+    fs, target = res.free(s), res.free(s - 1)
+    ngens = fs.gens_below(t)
+    n = fs.dimension(t, ngens)
+    target_ngens = target.gens_below(t + 1)
+    ncols = target.dimension(t, target_ngens)
+    d = res.differential(s).matrix(t, np.arange(n, dtype=np.int64), target_ngens)
+    image_pivots, kernel = reduce_with_identity(d, ncols)
+    if keep_kernel:
+        res.set_kernel(s, t, kernel)
+    if not extend:
+        return 0
+    desired = res.take_kernel(s - 1, t)
+    fresh = ~np.isin(desired.pivots, image_pivots)
+    outputs = pad_columns(desired.rows[fresh], ncols)
+    res.add_generators(s, t, outputs, target_ngens)
+    return int(fresh.sum())
