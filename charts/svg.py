@@ -1,0 +1,179 @@
+"""SVG charts in the reference's geometry (REFERENCE 6.4), and a reader that turns such a chart back into a model.
+
+Differences from sseq's SVG, none of which moves a dot or a line: grid lines are two paths instead of one element
+per line; structlines are grouped in one <g> per operation (drawn under the dots, not interleaved with them);
+every dot has a <title> naming its class; h2 lines are dashed; cells the resolution did not reach are shaded;
+stems below 0 (a module with min_degree < 0) shift the frame right instead of falling off it.
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterator
+from xml.sax.saxutils import escape
+
+from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame, fmt
+from charts.model import OPS, Chart, Product, reference_op_name
+
+SVG_NS = "http://www.w3.org/2000/svg"
+
+STYLE = """
+circle { fill: black; }
+.structline { stroke: black; fill: none; }
+.h_2 { stroke-dasharray: 4 2; }
+.major-grid { stroke: black; opacity: 0.2; shape-rendering: crispEdges; fill: none; }
+.grid { stroke: black; opacity: 0.1; shape-rendering: crispEdges; fill: none; }
+.uncomputed { fill: black; opacity: 0.06; }
+.x-label { text-anchor: middle; dominant-baseline: text-before-edge; }
+.y-label { text-anchor: end; dominant-baseline: middle; }
+.count { font-size: 8px; dominant-baseline: middle; }
+"""
+
+Dots = dict[tuple[int, int], tuple[float, list[tuple[float, float]]]]
+
+
+def chart_frame(chart: Chart) -> Frame:
+    """The drawn region of a chart: its whole stem range and every filtration up to max_s."""
+    return Frame(chart.min_degree, chart.max_stem, chart.max_s)
+
+
+def to_svg(chart: Chart) -> str:
+    """A standalone SVG document (no JavaScript) of the chart's dots and h0..h3 lines."""
+    frame = chart_frame(chart)
+    dots: Dots = {(n, s): frame.dots(n, s, chart.dim(n, s)) for n, s in chart.nonzero_bidegrees()}
+    title = f"Ext chart of {chart.module} (p = {chart.prime}, {chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
+    parts = [
+        f'<svg version="1.1" width="{frame.width}" height="{frame.height}" '
+        f'viewBox="0 0 {frame.width} {frame.height}" xmlns="{SVG_NS}">',
+        f"<title>{escape(title)}</title>",
+        f"<style>{STYLE}</style>",
+        *_grid(frame),
+        *_uncomputed(chart, frame),
+        *_structlines(chart, dots),
+        *_dots(dots),
+        "</svg>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def _grid(frame: Frame) -> Iterator[str]:
+    """Grid lines at every integer (major every 4), and axis labels at the major ones."""
+    paths: dict[str, list[str]] = {"major-grid": [], "grid": []}
+    labels = []
+    y0, y_top = fmt(frame.y(0)), fmt(frame.y(frame.max_s))
+    for n in range(frame.min_n, frame.max_n + 1):
+        x = fmt(frame.x(n))
+        paths["major-grid" if n % 4 == 0 else "grid"].append(f"M{x} {y0}V{y_top}")
+        if n % 4 == 0:
+            labels.append(f'<text class="x-label" x="{x}" y="{fmt(frame.y(0) + 3)}">{n}</text>')
+    x0, x_right = fmt(frame.x(frame.min_n)), fmt(frame.x(frame.max_n))
+    for s in range(frame.max_s + 1):
+        y = fmt(frame.y(s))
+        paths["major-grid" if s % 4 == 0 else "grid"].append(f"M{x0} {y}H{x_right}")
+        if s % 4 == 0:
+            labels.append(f'<text class="y-label" x="{fmt(frame.x(frame.min_n) - 5)}" y="{y}">{s}</text>')
+    for cls, d in paths.items():
+        if d:
+            yield f'<path class="{cls}" d="{"".join(d)}"/>'
+    yield from labels
+
+
+def _uncomputed(chart: Chart, frame: Frame) -> Iterator[str]:
+    """Shade the cells right of each row's last computed stem, so a blank there does not read as Ext = 0."""
+    d = []
+    for s in range(frame.max_s + 1):
+        last = max(chart.rows[s], frame.min_n - 1)
+        if last < frame.max_n:
+            x0, x1 = fmt(frame.x(last + 0.5)), fmt(frame.x(frame.max_n + 0.5))
+            d.append(f"M{x0} {fmt(frame.y(s + 0.5))}H{x1}V{fmt(frame.y(s - 0.5))}H{x0}Z")
+    if d:
+        yield f'<path class="uncomputed" d="{"".join(d)}"/>'
+
+
+def _structlines(chart: Chart, dots: Dots) -> Iterator[str]:
+    """One group per operation; inside it the reference's order (target bidegree, source, target).
+
+    Lines between crowded bidegrees coincide (all their generators share a dot), so each is drawn once.
+    """
+    groups: dict[str, dict[str, None]] = {op: {} for op in OPS}
+    for p in sorted(chart.products, key=lambda p: (p.target[:2], p.op, p.source, p.target)):
+        (x1, y1), (x2, y2) = dots[p.source[:2]][1][p.source[2]], dots[p.target[:2]][1][p.target[2]]
+        groups[p.op][f'<line x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}"/>'] = None
+    for op, lines in groups.items():
+        if lines:
+            yield f'<g class="structline {reference_op_name(op)}">'
+            yield from lines
+            yield "</g>"
+
+
+def _dots(dots: Dots) -> Iterator[str]:
+    """A dot per generator with a hover title x_(n,s,i); a crowded bidegree is one dot and its count."""
+    for (n, s), (r, centres) in dots.items():
+        if len(centres) > MAX_PATTERN:
+            x, y = centres[0]
+            yield f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"><title>x_({n},{s},0..{len(centres) - 1})</title></circle>'
+            yield f'<text class="count" x="{fmt(x + r + 1)}" y="{fmt(y)}">{len(centres)}</text>'
+            continue
+        for i, (x, y) in enumerate(centres):
+            yield f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"><title>x_({n},{s},{i})</title></circle>'
+
+
+def parse_svg(text: str, module: str, prime: int = 2, algorithm: str = "standard") -> Chart:
+    """Read a chart drawn in the reference's geometry (sseq's or ours) back into a Chart.
+
+    Dots give the dimensions, structlines the products (each end matched to the generator drawn there). An SVG
+    does not record which cells were computed, so every row is taken to reach the right edge of the frame.
+    """
+    root = ET.fromstring(text)
+    frame = _read_frame(root)
+    centres = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{{{SVG_NS}}}circle")]
+    dims = Counter(_cell(frame, x, y) for x, y in centres)
+    for label in _elements_with_class(root, "count"):
+        dims[_cell(frame, float(label.get("x")), float(label.get("y")))] = int(label.text)
+    products = []
+    for line, classes in _structlines_in(root):
+        op = next(c.replace("_", "") for c in classes if re.fullmatch(r"h_\d", c))
+        source = _generator(frame, dims, float(line.get("x1")), float(line.get("y1")))
+        target = _generator(frame, dims, float(line.get("x2")), float(line.get("y2")))
+        products.append(Product(op, source, target))
+    rows = {s: frame.max_n for s in range(frame.max_s + 1)}
+    return Chart(module, prime, algorithm, frame.max_n, frame.max_s, frame.min_n, rows, dict(dims), products)
+
+
+def _read_frame(root: ET.Element) -> Frame:
+    """Recover the frame from the document size and one x-axis label (which fixes the stem of the left edge)."""
+    columns = (float(root.get("width")) - 2 * MARGIN) / GRID
+    max_s = round((float(root.get("height")) - 2 * MARGIN) / GRID)
+    min_n = 0
+    for label in _elements_with_class(root, "x-label"):
+        min_n = int(label.text) - round((float(label.get("x")) - MARGIN) / GRID)
+        break
+    return Frame(min_n, min_n + round(columns), max_s)
+
+
+def _cell(frame: Frame, x: float, y: float) -> tuple[int, int]:
+    return frame.min_n + round((x - MARGIN) / GRID), frame.max_s - round((y - MARGIN) / GRID)
+
+
+def _generator(frame: Frame, dims: Counter, x: float, y: float) -> tuple[int, int, int]:
+    """The generator whose dot is at (x, y); ambiguous in a crowded bidegree, where all share one dot."""
+    n, s = _cell(frame, x, y)
+    _, centres = frame.dots(n, s, dims[(n, s)]) if dims[(n, s)] else (0, [])
+    matches = [i for i, (cx, cy) in enumerate(centres) if abs(cx - x) < 0.01 and abs(cy - y) < 0.01]
+    if len(matches) != 1:
+        raise ValueError(f"a structline end at ({x}, {y}) matches {len(matches)} generators of {(n, s)}")
+    return n, s, matches[0]
+
+
+def _elements_with_class(root: ET.Element, cls: str) -> Iterator[ET.Element]:
+    return (e for e in root.iter() if cls in (e.get("class") or "").split())
+
+
+def _structlines_in(root: ET.Element, inherited: tuple[str, ...] = ()) -> Iterator[tuple[ET.Element, list[str]]]:
+    """Each <line> that is a structline, with its classes and those of enclosing groups (ours group by op)."""
+    for child in root:
+        classes = inherited + tuple((child.get("class") or "").split())
+        if child.tag == f"{{{SVG_NS}}}line" and "structline" in classes:
+            yield child, list(classes)
+        yield from _structlines_in(child, classes)

@@ -1,0 +1,165 @@
+"""SVG charts: the reference's geometry, checked against sseq's own S_2 chart (tests/data/sseq/chart)."""
+from __future__ import annotations
+
+import random
+import re
+import xml.etree.ElementTree as ET
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from charts.geometry import DOT_PATTERNS
+from charts.model import OPS, Chart, Product, op_shift, rows_rectangle, rows_through_stem
+from charts.svg import parse_svg, to_svg
+from charts.text import parse_filtration_one, parse_graded_dimension_string
+
+DATA = Path(__file__).parent / "data" / "sseq"
+SVG = "{http://www.w3.org/2000/svg}"
+GOLDEN_LINES = {"h_0": 33, "h_1": 16, "h_2": 14, "h_3": 10}
+
+
+def reference_stdout(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8").split("\n", 1)[1]
+
+
+def structlines(elem: ET.Element, inherited: tuple[str, ...] = ()) -> Iterator[tuple[str, ...]]:
+    """(h_i, x1, y1, x2, y2) of every structline, its class taken from the line or an enclosing group."""
+    for child in elem:
+        classes = inherited + tuple((child.get("class") or "").split())
+        if child.tag == SVG + "line" and "structline" in classes:
+            op = next(c for c in classes if re.fullmatch(r"h_\d", c))
+            yield (op, *(float(child.get(a)) for a in ("x1", "y1", "x2", "y2")))
+        yield from structlines(child, classes)
+
+
+def drawing(svg_text: str) -> tuple[Counter, Counter]:
+    """What a reader sees: the multisets of circles (cx, cy, r) and of structlines, independent of element order."""
+    root = ET.fromstring(svg_text)
+    circles = Counter(tuple(float(c.get(a)) for a in ("cx", "cy", "r")) for c in root.iter(SVG + "circle"))
+    return circles, Counter(structlines(root))
+
+
+def test_golden_chart_decodes_to_60_classes_and_73_products():
+    chart = parse_svg(reference_stdout("chart"), "S_2")
+    assert (chart.min_degree, chart.max_stem, chart.max_s) == (0, 20, 8)
+    assert sum(chart.dims.values()) == 60
+    assert Counter(p.op for p in chart.products) == {"h0": 33, "h1": 16, "h2": 14, "h3": 10}
+
+
+def test_redrawn_golden_chart_has_the_reference_coordinates():
+    golden = reference_stdout("chart")
+    ours = to_svg(parse_svg(golden, "S_2"))
+    circles, lines = drawing(ours)
+    assert sum(circles.values()) == 60
+    assert Counter(line[0] for line in lines.elements()) == GOLDEN_LINES
+    assert (circles, lines) == drawing(golden)
+    root = ET.fromstring(ours)
+    assert (root.get("width"), root.get("height")) == ("460", "220")
+
+
+def test_chart_from_reference_text_and_filtration_one_draws_the_reference_lines():
+    """Dims from the text chart and products from filtration_one (n <= 10, s <= 5) give sseq's dots and lines."""
+    rows, dims = parse_graded_dimension_string(reference_stdout("resolve_through_stem-S_2"), 0)
+    dims = {(n, s): d for (n, s), d in dims.items() if n <= 20 and s <= 8}
+    products = parse_filtration_one(reference_stdout("filtration_one-S_2"))
+    chart = Chart("S_2", 2, "standard", 20, 8, 0, rows_through_stem(20, 8), dims, products)
+    circles, lines = drawing(to_svg(chart))
+    golden_circles, golden_lines = drawing(reference_stdout("chart"))
+    in_region = Counter({  # lines whose target (x2, y2) is at n <= 10, s <= 5
+        line: k for line, k in golden_lines.items() if line[3] <= 30 + 10 * 20 + 4 and line[4] >= 30 + 3 * 20 - 4
+    })
+    assert circles == golden_circles
+    assert sum(lines.values()) == 27 and lines == in_region
+
+
+def test_every_dot_has_a_title_naming_its_class():
+    chart = parse_svg(reference_stdout("chart"), "S_2")
+    root = ET.fromstring(to_svg(chart))
+    titles = [c.find(SVG + "title").text for c in root.iter(SVG + "circle")]
+    expected = [f"x_({n},{s},{i})" for n, s in chart.nonzero_bidegrees() for i in range(chart.dim(n, s))]
+    assert sorted(titles) == sorted(expected)
+    for circle, title in zip(root.iter(SVG + "circle"), titles):
+        n, s, _ = (int(v) for v in title[3:-1].split(","))
+        assert abs(float(circle.get("cx")) - (30 + 20 * n)) <= 4 and abs(float(circle.get("cy")) - (30 + 20 * (8 - s))) <= 4
+
+
+def test_h2_lines_are_dashed_and_the_document_has_no_script():
+    text = to_svg(parse_svg(reference_stdout("chart"), "S_2"))
+    assert re.search(r"\.h_2 \{[^}]*stroke-dasharray", text)
+    assert '<g class="structline h_2">' in text and "<script" not in text and "javascript" not in text.lower()
+
+
+def test_dot_patterns_follow_the_reference_rules():
+    for count, (radius, offsets) in enumerate(DOT_PATTERNS, start=1):
+        assert len(offsets) == len(set(offsets)) == count
+        assert radius == (2.0 if count <= 4 else 1.5)
+        assert all(abs(dx) <= 4 and abs(dy) <= 4 for dx, dy in offsets)
+
+
+def test_crowded_and_patterned_bidegrees_round_trip():
+    """1..12 generators use the pattern table; 13 and more are one dot with the count written beside it."""
+    counts = list(range(1, 14)) + [40]
+    dims = {(n, 0): d for n, d in enumerate(counts)}
+    dims[(1, 1)] = 1
+    products = [Product("h1", (0, 0, 0), (1, 1, 0))]
+    chart = Chart("M", 2, "standard", len(counts) - 1, 1, 0, rows_through_stem(len(counts) - 1, 1), dims, products)
+    text = to_svg(chart)
+    root = ET.fromstring(text)
+    assert sum(1 for _ in root.iter(SVG + "circle")) == sum(range(1, 13)) + 2 + 1
+    assert [t.text for t in root.iter(SVG + "text") if t.get("class") == "count"] == ["13", "40"]
+    again = parse_svg(text, "M")
+    assert again.dims == dims and again.products == products
+
+
+def test_negative_stems_shift_the_frame_and_round_trip():
+    rows = rows_rectangle(6, 2)
+    dims = {(-2, 0): 1, (-2, 1): 1, (-1, 1): 1, (0, 0): 2}
+    products = [Product("h0", (-2, 0, 0), (-2, 1, 0)), Product("h1", (-2, 0, 0), (-1, 1, 0))]
+    chart = Chart("ko[-2]", 2, "standard", 6, 2, -2, rows, dims, products)
+    text = to_svg(chart)
+    root = ET.fromstring(text)
+    assert root.get("width") == str(8 * 20 + 60)
+    assert (30.0, 70.0, 2.0) in drawing(text)[0]  # stem -2, s = 0 sits at the left edge
+    labels = {t.text: float(t.get("x")) for t in root.iter(SVG + "text") if t.get("class") == "x-label"}
+    assert labels == {"0": 70.0, "4": 150.0}
+    again = parse_svg(text, "ko[-2]")
+    assert (again.min_degree, again.max_stem, again.dims, again.products) == (-2, 6, dims, products)
+
+
+def test_uncomputed_cells_are_shaded_only_where_rows_stop_short():
+    dims = {(0, 0): 1}
+    assert 'class="uncomputed"' not in to_svg(Chart("M", 2, "standard", 5, 3, 0, rows_through_stem(5, 3), dims))
+    text = to_svg(Chart("M", 2, "standard", 5, 3, 0, rows_rectangle(5, 3), dims))
+    shade = next(p for p in ET.fromstring(text).iter(SVG + "path") if p.get("class") == "uncomputed")
+    assert shade.get("d").count("M") == 3  # rows s = 1, 2, 3 stop before stem 5
+
+
+def test_names_are_escaped():
+    chart = Chart('A<&>"', 2, "standard", 1, 0, 0, {0: 1}, {(0, 0): 1})
+    assert ET.fromstring(to_svg(chart)).find(SVG + "title").text.startswith('Ext chart of A<&>"')
+
+
+def dense_chart(stems: int, max_s: int, seed: int = 0) -> Chart:
+    """Every bidegree nonzero (1..3 classes), every h_i product that lands in the frame present."""
+    rng = random.Random(seed)
+    dims = {(n, s): rng.choice((1, 1, 2, 3)) for n in range(stems + 1) for s in range(max_s + 1)}
+    products = []
+    for (n, s), d in dims.items():
+        for op in OPS:
+            dn, ds = op_shift(op)
+            target = dims.get((n + dn, s + ds))
+            products += [Product(op, (n, s, i), (n + dn, s + ds, i % target)) for i in range(d) if target]
+    return Chart("dense", 2, "standard", stems, max_s, 0, rows_through_stem(stems, max_s), dims, products)
+
+
+@pytest.mark.parametrize("stems, max_s", [(100, 40)])
+def test_a_dense_chart_stays_small(stems, max_s):
+    """About 7,000 dots and 27,000 lines: each element must cost tens of bytes, not hundreds."""
+    chart = dense_chart(stems, max_s)
+    text = to_svg(chart)
+    circles, lines = drawing(text)
+    elements = sum(circles.values()) + sum(lines.values())
+    assert sum(circles.values()) == sum(chart.dims.values())
+    assert len(text.encode()) / elements < 60, f"{len(text.encode())} bytes for {elements} dots and lines"
