@@ -1,0 +1,61 @@
+"""The machine-readable chart (DESIGN 6): nonzero dimensions and product entries, plus what rebuilds the model.
+
+{"module", "prime", "algorithm", "max_stem", "max_s", "min_degree", "rows": [{"s", "max_stem"}],
+ "ext": [{"stem", "s", "dim"}], "products": [{"op", "source": [n, s, i], "target": [n, s, j]}]}
+"ext" lists nonzero dimensions sorted by (stem, s); products are sorted by (source, op, target) for stable diffs.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from charts.atomic import write_text_atomic
+from charts.model import OPS, Chart, Product
+
+
+def to_json(chart: Chart) -> dict[str, Any]:
+    """The chart as a JSON-ready dict."""
+    products = sorted(chart.products, key=lambda p: (p.source, OPS.index(p.op), p.target))
+    return {
+        "module": chart.module,
+        "prime": chart.prime,
+        "algorithm": chart.algorithm,
+        "max_stem": chart.max_stem,
+        "max_s": chart.max_s,
+        "min_degree": chart.min_degree,
+        "rows": [{"s": s, "max_stem": chart.rows[s]} for s in sorted(chart.rows)],
+        "ext": [{"stem": n, "s": s, "dim": chart.dim(n, s)} for n, s in chart.nonzero_bidegrees()],
+        "products": [{"op": p.op, "source": list(p.source), "target": list(p.target)} for p in products],
+    }
+
+
+def from_json(data: dict[str, Any]) -> Chart:
+    """Rebuild a Chart from `to_json`'s dict (the Chart constructor checks that the parts agree)."""
+    return Chart(
+        module=data["module"],
+        prime=data["prime"],
+        algorithm=data["algorithm"],
+        max_stem=data["max_stem"],
+        max_s=data["max_s"],
+        min_degree=data["min_degree"],
+        rows={row["s"]: row["max_stem"] for row in data["rows"]},
+        dims={(e["stem"], e["s"]): e["dim"] for e in data["ext"]},
+        products=[Product(p["op"], tuple(p["source"]), tuple(p["target"])) for p in data["products"]],
+    )
+
+
+def write_json(chart: Chart, path: str | os.PathLike[str]) -> None:
+    """Write the chart's JSON atomically (temporary file in the same directory, then rename)."""
+    write_text_atomic(path, dumps(to_json(chart)))
+
+
+def dumps(data: dict[str, Any]) -> str:
+    """JSON text with one "ext", "rows" or "products" entry per line: compact, yet diffs line by line."""
+    fields = []
+    for key, value in data.items():
+        text = json.dumps(value)
+        if isinstance(value, list) and value:
+            text = "[\n" + ",\n".join(f"  {json.dumps(v)}" for v in value) + "\n ]"
+        fields.append(f" {json.dumps(key)}: {text}")
+    return "{\n" + ",\n".join(fields) + "\n}\n"
