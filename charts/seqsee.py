@@ -1,0 +1,47 @@
+"""SeqSee input JSON (https://github.com/JoeyBF/SeqSee), the format sseq's SeqSeeBackend writes (REFERENCE 6.4).
+
+SeqSee turns it into an interactive HTML chart. Nodes are keyed "(x,y,k)" (the compact generator name), edges
+name their ends by those keys, and every style an edge uses is declared as an attribute alias in the header, as
+SeqSee's schema requires. Unlike sseq, the width starts at min_degree, so negative stems are kept.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from charts.model import OPS, Chart, Generator, reference_op_name
+
+EDGE_ATTRIBUTES: dict[str, list[dict[str, str]]] = {"h_2": [{"pattern": "dashed"}]}
+"""Edge styles beyond SeqSee's default (solid black): h2 dashed, as in our SVG."""
+
+
+def node_key(g: Generator) -> str:
+    n, s, i = g
+    return f"({n},{s},{i})"
+
+
+def to_seqsee(chart: Chart) -> dict[str, Any]:
+    """The chart as a SeqSee document: one node per generator, one edge per nonzero product entry."""
+    nodes = {
+        node_key((n, s, k)): {"x": n, "y": s, "position": k}
+        for n, s in chart.nonzero_bidegrees()
+        for k in range(chart.dim(n, s))
+    }
+    products = sorted(chart.products, key=lambda p: (p.target[:2], p.op, p.source, p.target))
+    edges = [
+        {"source": node_key(p.source), "target": node_key(p.target), "attributes": [reference_op_name(p.op)]}
+        for p in products
+    ]
+    used = {p.op for p in chart.products}
+    styles = {reference_op_name(op): EDGE_ATTRIBUTES.get(reference_op_name(op), []) for op in OPS if op in used}
+    return {
+        "header": {
+            "metadata": {"htmltitle": f"Ext chart of {chart.module} ({chart.algorithm})"},
+            "chart": {
+                "width": {"min": chart.min_degree, "max": chart.max_stem},
+                "height": {"min": 0, "max": chart.max_s},
+            },
+            "aliases": {"attributes": styles},
+        },
+        "nodes": nodes,
+        "edges": edges,
+    }
