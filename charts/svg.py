@@ -42,7 +42,9 @@ def to_svg(chart: Chart) -> str:
     """A standalone SVG document (no JavaScript) of the chart's dots and h0..h3 lines."""
     frame = chart_frame(chart)
     dots: Dots = {(n, s): frame.dots(n, s, chart.dim(n, s)) for n, s in chart.nonzero_bidegrees()}
-    title = f"Ext chart of {chart.module} (p = {chart.prime}, {chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
+    title = (
+        f"Ext chart of {chart.module} (p = {chart.prime}, {chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
+    )
     parts = [
         f'<svg version="1.1" width="{frame.width}" height="{frame.height}" '
         f'viewBox="0 0 {frame.width} {frame.height}" xmlns="{SVG_NS}">',
@@ -112,11 +114,15 @@ def _dots(dots: Dots) -> Iterator[str]:
     for (n, s), (r, centres) in dots.items():
         if len(centres) > MAX_PATTERN:
             x, y = centres[0]
-            yield f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"><title>x_({n},{s},0..{len(centres) - 1})</title></circle>'
+            yield _circle(x, y, r, f"x_({n},{s},0..{len(centres) - 1})")
             yield f'<text class="count" x="{fmt(x + r + 1)}" y="{fmt(y)}">{len(centres)}</text>'
             continue
         for i, (x, y) in enumerate(centres):
-            yield f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"><title>x_({n},{s},{i})</title></circle>'
+            yield _circle(x, y, r, f"x_({n},{s},{i})")
+
+
+def _circle(x: float, y: float, r: float, title: str) -> str:
+    return f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(r)}"><title>{title}</title></circle>'
 
 
 def parse_svg(text: str, module: str, prime: int = 2, algorithm: str = "standard") -> Chart:
@@ -145,10 +151,8 @@ def _read_frame(root: ET.Element) -> Frame:
     """Recover the frame from the document size and one x-axis label (which fixes the stem of the left edge)."""
     columns = (float(root.get("width")) - 2 * MARGIN) / GRID
     max_s = round((float(root.get("height")) - 2 * MARGIN) / GRID)
-    min_n = 0
-    for label in _elements_with_class(root, "x-label"):
-        min_n = int(label.text) - round((float(label.get("x")) - MARGIN) / GRID)
-        break
+    label = next(_elements_with_class(root, "x-label"), None)
+    min_n = 0 if label is None else int(label.text) - round((float(label.get("x")) - MARGIN) / GRID)
     return Frame(min_n, min_n + round(columns), max_s)
 
 

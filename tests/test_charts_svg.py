@@ -80,9 +80,10 @@ def test_every_dot_has_a_title_naming_its_class():
     titles = [c.find(SVG + "title").text for c in root.iter(SVG + "circle")]
     expected = [f"x_({n},{s},{i})" for n, s in chart.nonzero_bidegrees() for i in range(chart.dim(n, s))]
     assert sorted(titles) == sorted(expected)
-    for circle, title in zip(root.iter(SVG + "circle"), titles):
+    for circle, title in zip(root.iter(SVG + "circle"), titles, strict=True):
         n, s, _ = (int(v) for v in title[3:-1].split(","))
-        assert abs(float(circle.get("cx")) - (30 + 20 * n)) <= 4 and abs(float(circle.get("cy")) - (30 + 20 * (8 - s))) <= 4
+        assert abs(float(circle.get("cx")) - (30 + 20 * n)) <= 4
+        assert abs(float(circle.get("cy")) - (30 + 20 * (8 - s))) <= 4
 
 
 def test_h2_lines_are_dashed_and_the_document_has_no_script():
@@ -111,6 +112,15 @@ def test_crowded_and_patterned_bidegrees_round_trip():
     assert [t.text for t in root.iter(SVG + "text") if t.get("class") == "count"] == ["13", "40"]
     again = parse_svg(text, "M")
     assert again.dims == dims and again.products == products
+
+
+def test_lines_between_crowded_bidegrees_are_drawn_once_and_cannot_be_read_back():
+    dims = {(0, 0): 13, (0, 1): 13}
+    products = [Product("h0", (0, 0, i), (0, 1, i)) for i in range(13)]
+    text = to_svg(Chart("M", 2, "standard", 1, 1, 0, rows_through_stem(1, 1), dims, products))
+    assert sum(drawing(text)[1].values()) == 1
+    with pytest.raises(ValueError, match="matches 13 generators"):
+        parse_svg(text, "M")
 
 
 def test_negative_stems_shift_the_frame_and_round_trip():
