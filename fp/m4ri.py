@@ -1,0 +1,336 @@
+"""Row reduction to RREF over F2 by the method of four Russians (M4RI), compiled with numba.
+
+The matrix is processed in column blocks. For a block starting at column c:
+
+1. Pivot search on 64-bit *windows* (columns c..c+63 of each row, kept in a scratch array): a plain forward
+   elimination on single words, lazy (a row is reduced by the block's pivots only when the scan looks at it), so
+   an empty column costs a few bit operations per row rather than full-row additions. The chosen rows are swapped
+   to the front; up to NTAB tables of at most k pivots each are filled.
+2. The block's pivot rows are made mutually reduced with full-row additions (about K^2 of them, K = pivots).
+3. Each table holds all 2^k combinations of its k pivot rows (built by doubling: 2^k - 1 row additions).
+4. Every other row (above the block too, so the result is *reduced* echelon form) does one lookup per table and
+   XORs the NTAB table rows in one pass over its words: the row is read and written once per block, not once per
+   table. Because the block's pivot rows are mutually reduced, the lookups of all tables can be taken from the
+   row as it was before the pass.
+
+A table index is taken from a span of window bits through a small lookup table (`luts`), so pivot columns need not
+be contiguous (rank-deficient blocks); non-pivot bits inside the span are ignored by the lookup. In the same pass
+each row below the block refreshes its window for the next block while its words are in cache.
+
+The parallel variant splits the row pass of step 4 over threads (numba prange, 'omp' layer); search, block reduce
+and table building stay serial (a few percent of the work on large inputs). Tiny inputs take a plain Gauss-Jordan
+path without any allocation but the pivot array.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from .packed import check_matrix
+
+NTAB = 4
+"""Tables per block; the row pass XORs this many table rows at once (unused tables point at their zero row)."""
+
+SPAN_EXTRA = 3
+"""A table's pivots may spread over at most k + SPAN_EXTRA window columns (its lookup has 2^span entries)."""
+
+GAUSS_MAX_ROWS = 16
+"""Matrices with at most this many rows take the plain Gauss-Jordan path."""
+
+PARALLEL_MIN_WORK = 1 << 21
+"""parallel=None uses threads when rows * words is at least this (about 2048 x 2048 bits)."""
+
+COUNTERS = {"calls": 0, "m4ri_calls": 0, "tables": 0}
+"""Test hook: row_reduce calls, calls that took the M4RI path, and tables built (as reported by the kernel).
+Updated from Python without a lock, so counts are exact only when one thread calls row_reduce at a time."""
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@njit(cache=True, nogil=True)
+def _window(a, i, c):
+    """Columns c..c+63 of row i as one word (column c in bit 0); bits beyond the row's words read as zero.
+
+    Not for inner loops: every call of a jitted function with array arguments costs atomic reference-count updates
+    (the same holds for row views like a[i]), which dominated the first version of this kernel.
+    """
+    w = c >> 6
+    nw = a.shape[1]
+    if w >= nw:
+        return _ZERO
+    s = c & 63
+    x = a[i, w] >> np.uint64(s)
+    if s != 0 and w + 1 < nw:
+        x |= a[i, w + 1] << np.uint64(64 - s)
+    return x
+
+
+@njit(cache=True, nogil=True)
+def _swap_rows(a, i, j, w0):
+    """Exchange words w0.. of rows i and j (both are zero before w0). Called once per pivot, not per row."""
+    if i != j:
+        for w in range(np.uint64(w0), np.uint64(a.shape[1])):
+            t = a[i, w]
+            a[i, w] = a[j, w]
+            a[j, w] = t
+
+
+@njit(cache=True, nogil=True)
+def _gauss_jordan(a, ncols, pivots):
+    """Plain Gauss-Jordan elimination for tiny matrices. Returns the rank; pivots[:rank] are the pivot columns."""
+    m = a.shape[0]
+    nw = a.shape[1]
+    r = 0
+    for c in range(ncols):
+        if r == m:
+            break
+        w0 = c >> 6
+        bit = _ONE << np.uint64(c & 63)
+        p = -1
+        for i in range(r, m):
+            if a[i, w0] & bit:
+                p = i
+                break
+        if p < 0:
+            continue
+        _swap_rows(a, p, r, w0)
+        for i in range(m):
+            if i != r and a[i, w0] & bit:
+                for w in range(np.uint64(w0), np.uint64(nw)):
+                    a[i, w] ^= a[r, w]
+        pivots[r] = c
+        r += 1
+    return r
+
+
+@njit(cache=True, nogil=True)
+def _find_block(a, r, c, ncols, k, win, rc, pos, pw, tab_lo, tab_cnt):
+    """Choose the next block's pivot rows among rows r.. and swap them to rows r, r+1, ... in column order.
+
+    win[i] is row i's window at column c, lazily reduced by the first rc[i] pivots of this block (pw holds the
+    pivots' reduced windows, pos their window columns). Returns (found, tables used, next block's start column).
+    """
+    m = a.shape[0]
+    limit = min(64, ncols - c)
+    max_span = k + SPAN_EXTRA
+    found = 0
+    nt = 0
+    b = 0
+    while b < limit and r + found < m:
+        needs_new_table = nt == 0 or tab_cnt[nt - 1] == k or b - tab_lo[nt - 1] >= max_span
+        if needs_new_table and nt == NTAB:
+            break
+        bit = _ONE << np.uint64(b)
+        hit = -1
+        for i in range(r + found, m):
+            x = win[i]
+            for l in range(rc[i], found):
+                if (x >> np.uint64(pos[l])) & _ONE:
+                    x ^= pw[l]
+            win[i] = x
+            rc[i] = found
+            if x & bit:
+                hit = i
+                break
+        if hit >= 0:
+            dst = r + found
+            _swap_rows(a, hit, dst, c >> 6)
+            win[hit], win[dst] = win[dst], win[hit]
+            rc[hit], rc[dst] = rc[dst], rc[hit]
+            if needs_new_table:
+                tab_lo[nt] = b
+                tab_cnt[nt] = 0
+                nt += 1
+            tab_cnt[nt - 1] += 1
+            pos[found] = b
+            pw[found] = win[dst]
+            found += 1
+        b += 1
+    return found, nt, c + b
+
+
+@njit(cache=True, nogil=True)
+def _reduce_block(a, r, found, c, pos):
+    """Make the block's pivot rows r..r+found-1 mutually reduced (identity on their pivot columns)."""
+    w0 = c >> 6
+    nw = a.shape[1]
+    for l in range(1, found):  # forward: clear earlier pivot columns from row r+l
+        for j in range(l):
+            col = c + pos[j]
+            if (a[r + l, col >> 6] >> np.uint64(col & 63)) & _ONE:
+                for w in range(np.uint64(w0), np.uint64(nw)):
+                    a[r + l, w] ^= a[r + j, w]
+    for l in range(found - 1, 0, -1):  # backward: clear pivot column of row r+l from the rows before it
+        col = c + pos[l]
+        for j in range(l):
+            if (a[r + j, col >> 6] >> np.uint64(col & 63)) & _ONE:
+                for w in range(np.uint64(w0), np.uint64(nw)):
+                    a[r + j, w] ^= a[r + l, w]
+
+
+@njit(cache=True, nogil=True)
+def _build_tables(a, r, c, nt, pos, tab_lo, tab_cnt, tables, luts, spans):
+    """Fill tables[t] with all combinations of table t's pivot rows and luts[t] with span bits -> combination."""
+    w0 = c >> 6
+    nw = a.shape[1]
+    first = 0
+    for t in range(nt):
+        for w in range(np.uint64(w0), np.uint64(nw)):
+            tables[t, 0, w] = 0
+        cnt = tab_cnt[t]
+        for j in range(cnt):
+            half = 1 << j
+            for e in range(half):
+                for w in range(np.uint64(w0), np.uint64(nw)):
+                    tables[t, half + e, w] = tables[t, e, w] ^ a[r + first + j, w]
+        lo = tab_lo[t]
+        span = pos[first + cnt - 1] - lo + 1
+        spans[t] = span
+        luts[t, 0] = 0
+        j = 0
+        for q in range(span):
+            size = 1 << q
+            add = 0
+            if pos[first + j] == lo + q:
+                add = 1 << j
+                j += 1
+            for p in range(size):
+                luts[t, size + p] = luts[t, p] | add
+        first += cnt
+    for t in range(nt, NTAB):
+        for w in range(np.uint64(w0), np.uint64(nw)):
+            tables[t, 0, w] = 0
+        tab_lo[t] = 0
+        spans[t] = 0
+        luts[t, 0] = 0
+
+
+@njit(cache=True, nogil=True)
+def _update_range(a, lo, hi, c, next_c, refresh, tab_lo, spans, tables, luts, win, rc):
+    """Clear the block's pivot columns from rows lo..hi-1 (one lookup per table, one pass over each row's words);
+    with `refresh`, store each row's window at next_c for the next block's search."""
+    nw = a.shape[1]
+    w0 = c >> 6
+    s0 = np.uint64(c & 63)
+    spill0 = s0 != 0 and w0 + 1 < nw
+    w1 = next_c >> 6
+    s1 = np.uint64(next_c & 63)
+    spill1 = s1 != 0 and w1 + 1 < nw
+    m0 = (_ONE << np.uint64(spans[0])) - _ONE
+    m1 = (_ONE << np.uint64(spans[1])) - _ONE
+    m2 = (_ONE << np.uint64(spans[2])) - _ONE
+    m3 = (_ONE << np.uint64(spans[3])) - _ONE
+    lo0 = np.uint64(tab_lo[0])
+    lo1 = np.uint64(tab_lo[1])
+    lo2 = np.uint64(tab_lo[2])
+    lo3 = np.uint64(tab_lo[3])
+    for i in range(lo, hi):
+        x = a[i, w0] >> s0
+        if spill0:
+            x |= a[i, w0 + 1] << (np.uint64(64) - s0)
+        i0 = luts[0, (x >> lo0) & m0]
+        i1 = luts[1, (x >> lo1) & m1]
+        i2 = luts[2, (x >> lo2) & m2]
+        i3 = luts[3, (x >> lo3) & m3]
+        for w in range(np.uint64(w0), np.uint64(nw)):
+            a[i, w] ^= tables[0, i0, w] ^ tables[1, i1, w] ^ tables[2, i2, w] ^ tables[3, i3, w]
+        if refresh:
+            y = _ZERO
+            if w1 < nw:
+                y = a[i, w1] >> s1
+                if spill1:
+                    y |= a[i, w1 + 1] << (np.uint64(64) - s1)
+            win[i] = y
+            rc[i] = 0
+
+
+PARALLEL_CHUNK = 64
+"""Rows per task of the parallel row pass."""
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, win, rc):
+    """The row pass of one block over all threads: chunks of rows above the block, then below it."""
+    m = a.shape[0]
+    above = (r + PARALLEL_CHUNK - 1) // PARALLEL_CHUNK
+    below = (m - r - found + PARALLEL_CHUNK - 1) // PARALLEL_CHUNK
+    for t in prange(above + below):
+        if t < above:
+            lo = t * PARALLEL_CHUNK
+            _update_range(a, lo, min(lo + PARALLEL_CHUNK, r), c, next_c, False, tab_lo, spans, tables, luts, win, rc)
+        else:
+            lo = r + found + (t - above) * PARALLEL_CHUNK
+            _update_range(a, lo, min(lo + PARALLEL_CHUNK, m), c, next_c, True, tab_lo, spans, tables, luts, win, rc)
+
+
+@njit(cache=True, nogil=True)
+def _m4ri(a, ncols, k, parallel, pivots):
+    """Reduce `a` in place to RREF. Returns (rank, tables built); pivots[:rank] are the pivot columns."""
+    m, nw = a.shape
+    tables = np.empty((NTAB, 1 << k, nw), dtype=np.uint64)
+    luts = np.empty((NTAB, 1 << (k + SPAN_EXTRA)), dtype=np.int32)
+    win = np.empty(m, dtype=np.uint64)
+    rc = np.zeros(m, dtype=np.int64)
+    pos = np.empty(64, dtype=np.int64)
+    pw = np.empty(64, dtype=np.uint64)
+    tab_lo = np.zeros(NTAB, dtype=np.int64)
+    tab_cnt = np.zeros(NTAB, dtype=np.int64)
+    spans = np.zeros(NTAB, dtype=np.int64)
+    for i in range(m):
+        win[i] = _window(a, i, 0)
+    r = 0
+    c = 0
+    built = 0
+    while r < m and c < ncols:
+        found, nt, next_c = _find_block(a, r, c, ncols, k, win, rc, pos, pw, tab_lo, tab_cnt)
+        if found == 0:
+            for i in range(r, m):
+                win[i] = _window(a, i, next_c)
+                rc[i] = 0
+        else:
+            _reduce_block(a, r, found, c, pos)
+            _build_tables(a, r, c, nt, pos, tab_lo, tab_cnt, tables, luts, spans)
+            built += nt
+            if parallel:
+                _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, win, rc)
+            else:
+                _update_range(a, 0, r, c, next_c, False, tab_lo, spans, tables, luts, win, rc)
+                _update_range(a, r + found, m, c, next_c, True, tab_lo, spans, tables, luts, win, rc)
+            for l in range(found):
+                pivots[r + l] = c + pos[l]
+            r += found
+        c = next_c
+    return r, built
+
+
+def choose_k(rows: int) -> int:
+    """Bits per table: balance 2^k table rows against `rows` lookups per block (cost ~ (2^k + rows) / k)."""
+    best, best_cost = 2, float("inf")
+    for k in range(2, 9):
+        cost = ((1 << k) + rows) / k
+        if cost < best_cost:
+            best, best_cost = k, cost
+    return best
+
+
+def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np.ndarray:
+    """Reduce the packed matrix `a` IN PLACE to reduced row echelon form and return its pivot columns (int64).
+
+    Pivots are searched among columns < ncols; row additions act on whole rows, so words beyond ncols are carried
+    along (an augmented tail). Afterwards rows 0..rank-1 are the pivot rows in increasing pivot-column order and the
+    remaining rows are zero on columns < ncols. parallel=None picks threads by size; False forces one thread.
+    """
+    check_matrix(a, ncols)
+    m = a.shape[0]
+    pivots = np.empty(min(m, ncols), dtype=np.int64)
+    COUNTERS["calls"] += 1
+    if m <= GAUSS_MAX_ROWS:
+        rank = _gauss_jordan(a, ncols, pivots)
+    else:
+        if parallel is None:
+            parallel = m * a.shape[1] >= PARALLEL_MIN_WORK
+        rank, built = _m4ri(a, ncols, choose_k(m), parallel, pivots)
+        COUNTERS["m4ri_calls"] += 1
+        COUNTERS["tables"] += built
+    return pivots[:rank]
