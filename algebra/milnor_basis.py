@@ -51,6 +51,8 @@ class MilnorBasis:
         self._dims = np.ones(1, dtype=np.int64)
         self._flat = self._words[0]
         self._flat_offset = np.zeros(2, dtype=np.int64)
+        if not profile.is_full:
+            self._build_index_map(0)
 
     # -- tables -------------------------------------------------------------------------------------
     def extend(self, max_degree: int) -> None:

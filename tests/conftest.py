@@ -26,3 +26,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 reason = _device_answers() or ""
             if reason:
                 item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def rng() -> "np.random.Generator":
+    """A generator on a fresh seed each run; the seed is printed so a failure can be replayed."""
+    import os
+
+    import numpy as np
+
+    seed = int.from_bytes(os.urandom(8), "little")
+    print(f"random seed: {seed}")
+    return np.random.default_rng(seed)

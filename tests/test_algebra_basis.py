@@ -1,0 +1,83 @@
+"""Milnor basis: order (a wire format), dimensions, ranks, packing and text."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from algebra.milnor_basis import MilnorBasis, format_element, format_sq, parse_element
+from algebra.ppart import degree, pack, unpack
+from algebra.profile import FULL, Profile, a_n
+
+DATA = Path(__file__).parent / "data" / "sseq"
+
+
+def test_dimensions_match_reference_through_125() -> None:
+    lines = (DATA / "algebra_dim").read_text().splitlines()[1:]
+    expected = {int(k.split("_")[1]): int(v) for k, v in (line.split(" = ") for line in lines)}
+    basis = MilnorBasis()
+    assert len(expected) == 126
+    assert {n: basis.dimension(n) for n in expected} == expected
+    assert basis.dimension(40) == 82 and basis.dimension(100) == 1189
+
+
+def test_order_is_the_references() -> None:
+    basis = MilnorBasis()
+    as_tuples = lambda d: [unpack(int(w)) for w in basis.words(d)]  # noqa: E731
+    assert as_tuples(3) == [(3,), (0, 1)]
+    assert as_tuples(4) == [(4,), (1, 1)]
+    assert as_tuples(6) == [(6,), (3, 1), (0, 2)]
+    assert as_tuples(7) == [(7,), (4, 1), (1, 2), (0, 0, 1)]
+
+
+@pytest.mark.parametrize("profile,top", [(FULL, 90), (a_n(1), 6), (a_n(2), 23), (a_n(3), 72),
+                                         (Profile((0,), False), 40)])
+def test_rank_inverts_enumeration(profile: Profile, top: int) -> None:
+    basis = MilnorBasis(profile)
+    for d in range(top + 1):
+        for i in range(basis.dimension(d)):
+            r = basis.element(d, i)
+            assert degree(r) == d and profile.contains(r)
+            assert basis.index(r) == i
+
+
+def test_profile_bases_are_the_filtered_full_order() -> None:
+    full, a2 = MilnorBasis(), MilnorBasis(a_n(2))
+    assert sum(a2.dimension(d) for d in range(40)) == 64
+    assert sum(MilnorBasis(a_n(1)).dimension(d) for d in range(10)) == 8
+    for d in range(24):
+        kept = [unpack(int(w)) for w in full.words(d) if a_n(2).contains(unpack(int(w)))]
+        assert kept == [a2.element(d, i) for i in range(a2.dimension(d))]
+
+
+def test_index_rejects_elements_outside_the_profile() -> None:
+    with pytest.raises(ValueError, match="not in A\\(1\\)"):
+        MilnorBasis(a_n(1)).index((4,))
+
+
+@given(st.lists(st.integers(0, 60), max_size=6))
+def test_pack_round_trip(r: list[int]) -> None:
+    trimmed = list(r)
+    while trimmed and trimmed[-1] == 0:
+        trimmed.pop()
+    assert unpack(pack(r)) == tuple(trimmed)
+
+
+def test_pack_rejects_out_of_range() -> None:
+    with pytest.raises(ValueError):
+        pack([1] * 11)
+    with pytest.raises(ValueError):
+        pack([5000])
+
+
+def test_parse_and_format() -> None:
+    assert parse_element("Sq4") == (4,)
+    assert parse_element("P(1, 1)") == (1, 1)
+    assert parse_element("P(0, 0, 1, 0)") == (0, 0, 1)
+    assert parse_element("1") == () and parse_element("Sq0") == ()
+    assert format_element((1, 1)) == "P(1, 1)" and format_element(()) == "1"
+    assert format_sq((4,)) == "Sq4" and format_sq((0, 1)) == "P(0, 1)"
+    with pytest.raises(ValueError, match="cannot parse"):
+        parse_element("Sq")

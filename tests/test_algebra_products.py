@@ -1,0 +1,173 @@
+"""Milnor products: the compiled kernels against Milnor's formula done by brute force, and the algebra laws."""
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from algebra import products
+from algebra.admissible import AdmissibleMaster, admissible_batch_kernel
+from algebra.milnor_basis import MilnorBasis
+from algebra.milnor_naive import multiply_naive
+from algebra.ppart import degree, pack
+from algebra.products import ProductBatch, multiply_one, run_batch
+from algebra.profile import a_n
+
+BASIS = MilnorBasis()
+BASIS.extend(80)
+
+
+def as_set(basis: MilnorBasis, d: int, row: np.ndarray) -> set[tuple[int, ...]]:
+    bits = np.unpackbits(row.view(np.uint8), bitorder="little")[: basis.dimension(d)]
+    return {basis.element(d, int(i)) for i in np.nonzero(bits)[0]}
+
+
+def times(a: set, b: set) -> set:
+    """Product of two sums of basis elements, through the compiled one-at-a-time product."""
+    out: set = set()
+    for r in a:
+        for s in b:
+            out ^= as_set(BASIS, degree(r) + degree(s), multiply_one(BASIS, r, s))
+    return out
+
+
+def random_element(rng: np.random.Generator, d: int, basis: MilnorBasis = BASIS) -> tuple[int, ...]:
+    return basis.element(d, int(rng.integers(basis.dimension(d))))
+
+
+def test_known_products() -> None:
+    sq = lambda n: {(n,)} if n else {()}  # noqa: E731
+    assert times(sq(1), sq(1)) == set()
+    assert times(sq(2), sq(2)) == times(sq(3), sq(1)) == {(1, 1)}
+    assert times(sq(1), sq(2)) == sq(3)
+    assert times(sq(2), sq(1)) == {(3,), (0, 1)}
+    assert times({(0, 1)}, {(0, 1)}) == set()  # Q_1 is exterior
+    assert times(sq(1), {(0, 1)}) == {(1, 1)}
+
+
+def test_kernel_equals_brute_force_formula(rng: np.random.Generator) -> None:
+    for _ in range(1500):
+        r = random_element(rng, int(rng.integers(0, 32)))
+        s = random_element(rng, int(rng.integers(0, 32)))
+        d = degree(r) + degree(s)
+        assert as_set(BASIS, d, multiply_one(BASIS, r, s)) == multiply_naive(r, s), (r, s)
+
+
+def test_unit_and_associativity(rng: np.random.Generator) -> None:
+    for _ in range(150):
+        a, b, c = ({random_element(rng, int(rng.integers(0, 22)))} for _ in range(3))
+        assert times({()}, a) == a == times(a, {()})
+        assert times(times(a, b), c) == times(a, times(b, c)), (a, b, c)
+
+
+@pytest.mark.parametrize("b", range(1, 13))
+def test_adem_relations(b: int) -> None:
+    for a in range(1, 2 * b):
+        rhs: set = set()
+        for c in range(a // 2 + 1):
+            if comb(b - c - 1, a - 2 * c) % 2:
+                rhs ^= times({(a + b - c,)}, {(c,)} if c else {()})
+        assert times({(a,)}, {(b,)}) == rhs, (a, b)
+
+
+def random_batch(rng: np.random.Generator, basis: MilnorBasis, rows: int, lists: int, top: int) -> tuple:
+    """A batch of random products landing in one output degree, with each list's terms in one block each."""
+    d_out = top
+    blocks = []
+    term_start, term_s, term_sdeg, term_col = [0], [], [], []
+    col = 0
+    for _ in range(lists):
+        for _ in range(int(rng.integers(1, 6))):
+            sdeg = int(rng.integers(0, top // 2))
+            term_s.append(pack(random_element(rng, sdeg, basis)) if basis.dimension(sdeg) else 0)
+            term_sdeg.append(sdeg if basis.dimension(sdeg) else 0)
+        term_start.append(len(term_s))
+    # Every row uses one list; its R has degree d_out - deg(S) for... per term degrees differ, so give
+    # each row a fixed R degree and place each term's product in a block sized for its degree.
+    row_terms = rng.integers(0, lists, size=rows)
+    row_deg = rng.integers(0, top // 2, size=rows)
+    row_r = np.array([pack(random_element(rng, int(d), basis)) if basis.dimension(int(d)) else 0 for d in row_deg],
+                     dtype=np.uint64)
+    row_deg = np.array([d if basis.dimension(int(d)) else 0 for d in row_deg], dtype=np.int64)
+    # Column blocks: one per term, wide enough for the largest product degree it can produce.
+    for q in range(len(term_s)):
+        term_col.append(col)
+        col += max(basis.dimension(int(d) + term_sdeg[q]) for d in range(top // 2))
+    batch = ProductBatch(row_r=row_r, row_deg=row_deg, row_terms=row_terms.astype(np.int64),
+                         term_start=np.array(term_start, dtype=np.int64), term_s=np.array(term_s, dtype=np.uint64),
+                         term_sdeg=np.array(term_sdeg, dtype=np.int64), term_col=np.array(term_col, dtype=np.int64))
+    return batch, col
+
+
+def one_at_a_time(batch: ProductBatch, basis: MilnorBasis, ncols: int) -> np.ndarray:
+    """The twin: every product separately, XOR-ed into its block in Python."""
+    out = np.zeros((len(batch.row_r), (ncols + 63) // 64), dtype=np.uint64)
+    for i, (rw, rd, lst) in enumerate(zip(batch.row_r, batch.row_deg, batch.row_terms)):
+        r = basis.element(int(rd), basis.index(_unpack(rw)))
+        for q in range(batch.term_start[lst], batch.term_start[lst + 1]):
+            d = int(rd + batch.term_sdeg[q])
+            prod = multiply_one(basis, r, _unpack(batch.term_s[q]))
+            bits = np.unpackbits(prod.view(np.uint8), bitorder="little")[: basis.dimension(d)]
+            for k in np.nonzero(bits)[0]:
+                c = int(batch.term_col[q] + k)
+                out[i, c >> 6] ^= np.uint64(1) << np.uint64(c & 63)
+    return out
+
+
+def _unpack(w: np.uint64) -> tuple[int, ...]:
+    from algebra.ppart import unpack
+
+    return unpack(int(w))
+
+
+@pytest.mark.parametrize("profile", [None, a_n(2)])
+def test_batch_equals_one_at_a_time(rng: np.random.Generator, profile) -> None:
+    basis = BASIS if profile is None else MilnorBasis(profile)
+    basis.extend(60)
+    batch, ncols = random_batch(rng, basis, rows=300, lists=25, top=40 if profile is None else 22)
+    expected = one_at_a_time(batch, basis, ncols)
+    out = np.zeros_like(expected)
+    run_batch(out, batch, basis)
+    assert np.array_equal(out, expected)
+    # The admissible-matrix form over the cached master gives the same bits.
+    master = AdmissibleMaster()
+    slots = master.ensure(batch.row_r)
+    start, count, cs, mk = master.arrays()
+    out2 = np.zeros_like(expected)
+    admissible_batch_kernel(out2, slots, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                            batch.term_sdeg, batch.term_col, start, count, cs, mk, basis.rank_g, basis.index_map,
+                            basis.index_map_offset, np.zeros(0, dtype=np.int64))
+    assert np.array_equal(out2, expected)
+
+
+def test_column_map_restricts_output(rng: np.random.Generator) -> None:
+    batch, ncols = random_batch(rng, BASIS, rows=100, lists=10, top=30)
+    full = np.zeros((100, (ncols + 63) // 64), dtype=np.uint64)
+    run_batch(full, batch, BASIS)
+    keep = np.sort(rng.choice(ncols, size=ncols // 3, replace=False))
+    col_map = np.full(ncols, -1, dtype=np.int64)
+    col_map[keep] = np.arange(len(keep))
+    masked = np.zeros((100, (len(keep) + 63) // 64), dtype=np.uint64)
+    run_batch(masked, batch, BASIS, col_map)
+    full_bits = np.unpackbits(full.view(np.uint8), axis=1, bitorder="little")[:, keep]
+    masked_bits = np.unpackbits(masked.view(np.uint8), axis=1, bitorder="little")[:, : len(keep)]
+    assert np.array_equal(full_bits, masked_bits)
+
+
+def test_master_caches_each_left_factor_once() -> None:
+    master = AdmissibleMaster()
+    words = BASIS.words(40)
+    master.ensure(words)
+    used = master.num_matrices
+    assert len(master.index) == len(words) and used > len(words)
+    master.ensure(words[::-1])
+    assert master.num_matrices == used
+
+
+def test_batch_is_one_compiled_call(rng: np.random.Generator) -> None:
+    batch, ncols = random_batch(rng, BASIS, rows=500, lists=40, top=40)
+    before = dict(products.COUNTERS)
+    run_batch(np.zeros((500, (ncols + 63) // 64), dtype=np.uint64), batch, BASIS)
+    assert products.COUNTERS["batch_calls"] == before["batch_calls"] + 1
+    assert products.COUNTERS["products"] > before["products"]
