@@ -29,14 +29,16 @@ class FreeMap:
         self.term_sdeg = np.zeros(0, dtype=np.int64)
         self.term_gen = np.zeros(0, dtype=np.int64)
         self._outputs: list[np.ndarray] = []
+        self._output_ngens: list[int] = []
 
     @property
     def num_outputs(self) -> int:
         return len(self._outputs)
 
-    def output(self, gen: int) -> np.ndarray:
-        """d(gen) as a packed vector over the target basis in degree deg(gen) (all target generators then known)."""
-        return self._outputs[gen]
+    def output(self, gen: int) -> tuple[np.ndarray, int]:
+        """d(gen) as a packed vector over the target basis in degree deg(gen), and how many target generators
+        that basis spans."""
+        return self._outputs[gen], self._output_ngens[gen]
 
     def add_outputs(self, degree: int, vectors: np.ndarray, target_ngens: int) -> None:
         """Record d of the next generators (all of `degree`); vectors are packed over target_ngens' basis."""
@@ -54,13 +56,14 @@ class FreeMap:
             if self.num_outputs + len(vectors) > self.source.num_gens:
                 raise ValueError("outputs given for generators the source does not have")
             self._outputs.extend(np.array(v, copy=True) for v in vectors)
+            self._output_ngens.extend([target_ngens] * len(vectors))
             if counts:
                 self.term_s = np.concatenate([self.term_s, *new_s])
                 self.term_sdeg = np.concatenate([self.term_sdeg, *new_deg])
                 self.term_gen = np.concatenate([self.term_gen, *new_gen])
                 self.term_start = np.concatenate([self.term_start, self.term_start[-1] + np.cumsum(counts)])
 
-    def batch(self, t: int, rows: np.ndarray, target_ngens: int | None = None) -> ProductBatch:
+    def batch(self, t: int, rows: np.ndarray) -> ProductBatch:
         """The products behind the given source rows (full-basis indices in degree t)."""
         src = self.source
         off = src.offsets(t)
@@ -68,11 +71,13 @@ class FreeMap:
         local = rows - off[gens]
         rdeg = t - src.gen_degrees[gens]
         r_words = src.algebra.flat_words(rdeg, local)
-        tgt_off = self.target.offsets(t, target_ngens)
-        ts = self.term_start
-        return ProductBatch(row_r=r_words, row_deg=rdeg, row_terms=gens.astype(np.int64), term_start=ts,
-                            term_s=self.term_s, term_sdeg=self.term_sdeg,
-                            term_col=tgt_off[self.term_gen] if len(self.term_gen) else np.zeros(0, np.int64))
+        with self._lock:
+            term_start, term_s, term_sdeg, term_gen = self.term_start, self.term_s, self.term_sdeg, self.term_gen
+        # Offsets of every target generator known now (a superset of those the terms name); the rows only
+        # reach the first target_ngens of them.
+        tgt_off = self.target.offsets(t)
+        return ProductBatch(row_r=r_words, row_deg=rdeg, row_terms=gens.astype(np.int64), term_start=term_start,
+                            term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen])
 
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
                col_map: np.ndarray | None = None, ncols: int | None = None) -> np.ndarray:
@@ -87,5 +92,5 @@ class FreeMap:
         width = full_cols if col_map is None else ncols
         out = np.zeros((len(rows), words(width)), dtype=np.uint64)
         if len(rows):
-            run_batch(out, self.batch(t, rows, target_ngens), self.source.algebra, col_map)
+            run_batch(out, self.batch(t, rows), self.source.algebra, col_map)
         return out

@@ -1,8 +1,38 @@
-"""The `nassau` command line: argument parsing and dispatch to the engine."""
+"""The `nassau` command line: parse, check every input before the long run, compute, write, report.
+
+Every user error ends in one line on stderr and exit status 2; Ctrl-C ends with status 130 and keeps
+what the save directory already holds. Outputs are written atomically, so a file that exists is whole.
+"""
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
+from pathlib import Path
+
+from algebra.fd_module import module_from_spec
+from algebra.module_json import ModuleError, read_spec
+from charts.atomic import write_text_atomic
+from charts.json_export import write_json
+from charts.seqsee import to_seqsee
+from charts.svg import to_svg
+from charts.text import text_chart
+from nassau.chart_data import build_chart
+from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
+from nassau.filtration_one import filtration_one_text
+from nassau.progress import Reporter
+from nassau.region import Region
+from nassau.scheduler import JobFailed
+from nassau.store import SaveDir, StoreError, module_from_manifest
+
+DEFAULT_MAX_S = 15
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """A problem with the request; printed as one line."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -11,11 +41,43 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compute Ext over the mod-2 Steenrod algebra (the Adams E2 page) for finite modules.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    res = sub.add_parser("resolve", help="resolve a module through a stem and print its Ext chart")
-    res.add_argument("module", metavar="MODULE", help="module name (S_2, C2, Joker, tmf2, ...), NAME[shift], or a JSON path")
-    res.add_argument("--stem", type=int, required=True, metavar="N", help="compute all stems n <= N")
-    res.add_argument("--max-s", type=int, default=15, metavar="S", help="compute Adams filtrations s <= S (default 15)")
+    res = sub.add_parser("resolve", help="resolve a module and print its Ext chart",
+                         description="Resolve MODULE through a stem (or up to an internal degree t) and print the "
+                                     "chart of dim Ext^{s,t}: one row per s, top row first, one column per stem.")
+    _computation_args(res)
+    res.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
+    res.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
+    res.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    prod = sub.add_parser("products", help="print the filtration-one products h0..h3",
+                          description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
+                                      "reference's filtration_one format.")
+    _computation_args(prod)
+    chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
+                           description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
+                                       "print or write its chart. Nothing is recomputed.")
+    chart.add_argument("save_dir", metavar="SAVE_DIR")
+    chart.add_argument("--json", metavar="FILE")
+    chart.add_argument("--svg", metavar="FILE")
+    chart.add_argument("--seqsee", metavar="FILE")
+    chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
     return parser
+
+
+def _computation_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("module", metavar="MODULE",
+                   help="S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], or a path to a module JSON file")
+    span = p.add_mutually_exclusive_group(required=True)
+    span.add_argument("--stem", type=int, metavar="N", help="compute every stem n <= N")
+    span.add_argument("--max-t", type=int, metavar="T", help="compute every internal degree t <= T instead")
+    p.add_argument("--max-s", type=int, default=DEFAULT_MAX_S, metavar="S",
+                   help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
+    p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
+                   help="auto (default): Nassau's algorithm where it applies, else the standard one")
+    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, metavar="K",
+                   help="worker threads (default: the machine's cores)")
+    p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--trace", action="store_true", help="log one line per large row reduction on stderr")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,5 +86,134 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    print("nassau: the engine is not built yet", file=sys.stderr)
-    return 2
+    try:
+        if args.command == "chart":
+            return _chart(args)
+        return _compute(args)
+    except KeyboardInterrupt:
+        print("nassau: interrupted" + _saved_note(args), file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (UserError, ModuleError, EngineError, StoreError) as exc:
+        print(f"nassau: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except JobFailed as exc:
+        cause = exc.__cause__
+        if isinstance(cause, (ModuleError, EngineError, StoreError, OSError)):
+            print(f"nassau: error: {cause}", file=sys.stderr)
+            return EXIT_USAGE
+        raise
+
+
+def _saved_note(args: argparse.Namespace) -> str:
+    save = getattr(args, "save_dir", None)
+    return f"; finished bidegrees are kept in {save}" if save else ""
+
+
+def _check_output(path: str | None) -> None:
+    """Refuse before computing if an output file cannot be written."""
+    if path is None:
+        return
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise UserError(f"cannot write {path}: it is a directory")
+    if not parent.is_dir():
+        raise UserError(f"cannot write {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise UserError(f"cannot write {path}: permission denied")
+
+
+def _compute(args: argparse.Namespace) -> int:
+    if args.threads < 1:
+        raise UserError(f"--threads must be at least 1 (got {args.threads})")
+    for path in (getattr(args, "json", None), getattr(args, "svg", None), getattr(args, "seqsee", None)):
+        _check_output(path)
+    if args.trace:
+        logging.basicConfig(level=logging.INFO, format="%(name)s %(message)s", stream=sys.stderr)
+        logging.getLogger("nassau.trace").setLevel(logging.INFO)
+    spec = read_spec(args.module)
+    module = module_from_spec(spec)
+    algorithm = choose_algorithm(module, args.algorithm)
+    try:
+        region = Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    store = None
+    if args.save_dir:
+        store = SaveDir(Path(args.save_dir), spec, module, algorithm)
+        store.open(region)
+    reporter = Reporter(len(region.bidegrees()), f"{spec.display} ({algorithm})", args.quiet)
+    try:
+        res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
+    except BaseException:
+        reporter.abort()
+        raise
+    if args.command == "products":
+        _stdout(filtration_one_text(res, region))
+        reporter.finish(f"{spec.display}: products through {_span(region)}")
+        return 0
+    wants_products = bool(args.svg or args.json or args.seqsee)
+    chart = build_chart(res, region, spec.display, algorithm, products=wants_products)
+    _write_outputs(chart, args)
+    _stdout(text_chart(chart))
+    total = sum(chart.dims.values())
+    reporter.finish(f"{spec.display}: {total} generators through {_span(region)} ({algorithm}, "
+                    f"{args.threads} thread{'s' if args.threads > 1 else ''})")
+    return 0
+
+
+def _span(region: Region) -> str:
+    edge = f"stem {region.max_stem}" if region.max_stem is not None else f"t = {region.max_t}"
+    return f"{edge}, s <= {region.max_s}"
+
+
+def _chart(args: argparse.Namespace) -> int:
+    for path in (args.json, args.svg, args.seqsee):
+        _check_output(path)
+    save = Path(args.save_dir)
+    spec, module, manifest = module_from_manifest(save)
+    r = manifest.get("region") or {}
+    try:
+        region = Region(max_s=int(r["max_s"]), min_degree=module.min_degree, max_stem=r.get("max_stem"),
+                        max_t=r.get("max_t"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
+    algorithm = manifest.get("algorithm", "standard")
+    store = SaveDir(save, spec, module, algorithm)
+    from nassau.resolution import Resolution
+
+    res = Resolution(module)
+    res.algebra.extend(region.t_limit - module.min_degree + 1)
+    store.load_into(res)
+    missing = [b for b in region.bidegrees() if not res.is_done(*b)]
+    if missing:
+        s, t = missing[0]
+        raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
+                         f"s={s})); finish it with: nassau resolve {spec.display} {_region_flags(region)} "
+                         f"--algorithm {algorithm} --save-dir {save}")
+    chart = build_chart(res, region, spec.display, algorithm, products=True)
+    _write_outputs(chart, args)
+    if not args.quiet:
+        _stdout(text_chart(chart))
+    return 0
+
+
+def _region_flags(region: Region) -> str:
+    edge = f"--stem {region.max_stem}" if region.max_stem is not None else f"--max-t {region.max_t}"
+    return f"{edge} --max-s {region.max_s}"
+
+
+def _write_outputs(chart, args: argparse.Namespace) -> None:
+    import json
+
+    if args.json:
+        write_json(chart, args.json)
+    if args.svg:
+        write_text_atomic(args.svg, to_svg(chart))
+    if args.seqsee:
+        write_text_atomic(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
+
+
+def _stdout(text: str) -> None:
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()

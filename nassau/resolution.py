@@ -80,9 +80,10 @@ class Resolution:
         with self._lock:
             self.kernels[(s, t)] = kernel
 
-    def take_kernel(self, s: int, t: int) -> Kernel:
+    def take_kernel(self, s: int, t: int) -> Kernel | None:
+        """Remove and return the cached kernel of (s, t), if any."""
         with self._lock:
-            return self.kernels.pop((s, t))
+            return self.kernels.pop((s, t), None)
 
     def dims(self) -> dict[tuple[int, int], int]:
         """dim Ext^{s,t} for every finished bidegree, keyed (s, t)."""

@@ -57,8 +57,27 @@ def pad_columns(rows: np.ndarray, ncols: int) -> np.ndarray:
     return out
 
 
-def step0(res: Resolution, t: int, keep_kernel: bool = True, extend: bool = True) -> int:
-    """(0, t): make F_0 -> M onto in degree t (extend=False: only record the kernel)."""
+def kernel_of(res: Resolution, s: int, t: int) -> Kernel:
+    """ker d_s (or ker epsilon at s = 0) in degree t: the cached one, or computed now from the generators below t.
+
+    The generators of degree t never meet the kernel (their images are independent modulo the image of
+    the old ones), so the kernel of the old part, padded with zero columns, is the whole kernel.
+    """
+    cached = res.take_kernel(s, t)
+    if cached is not None:
+        return cached
+    if s == 0:
+        ngens = res.free(0).gens_below(t)
+        return reduce_with_identity(augmentation_matrix(res, t, ngens), res.module.dimension(t))[1]
+    fs, target = res.free(s), res.free(s - 1)
+    ngens = fs.gens_below(t)
+    target_ngens = target.gens_below(t)
+    d = res.differential(s).matrix(t, np.arange(fs.dimension(t, ngens), dtype=np.int64), target_ngens)
+    return reduce_with_identity(d, target.dimension(t, target_ngens))[1]
+
+
+def step0(res: Resolution, t: int, keep_kernel: bool = True) -> int:
+    """(0, t): make F_0 -> M onto in degree t."""
     f0 = res.free(0)
     ngens = f0.gens_below(t)
     eps = augmentation_matrix(res, t, ngens)
@@ -69,19 +88,17 @@ def step0(res: Resolution, t: int, keep_kernel: bool = True, extend: bool = True
     outputs = np.eye(m_dim, dtype=np.uint8)[~hit]
     if keep_kernel:
         res.set_kernel(0, t, kernel)
-    if not extend:
-        return 0
     res.add_generators(0, t, outputs)
     return len(outputs)
 
 
-def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True, extend: bool = True) -> int:
+def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> int:
     """(s, t): new generators of F_s in degree t from ker d_{s-1} modulo the image of d_s.
 
-    extend=False computes only ker d_s in degree t (what (s+1, t) needs at the edge of a stem range).
+    keep_kernel caches ker d_s in degree t for (s+1, t).
     """
     if s == 0:
-        return step0(res, t, keep_kernel, extend)
+        return step0(res, t, keep_kernel)
     fs, target = res.free(s), res.free(s - 1)
     ngens = fs.gens_below(t)
     n = fs.dimension(t, ngens)
@@ -91,9 +108,7 @@ def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True, ext
     image_pivots, kernel = reduce_with_identity(d, ncols)
     if keep_kernel:
         res.set_kernel(s, t, kernel)
-    if not extend:
-        return 0
-    desired = res.take_kernel(s - 1, t)
+    desired = kernel_of(res, s - 1, t)
     fresh = ~np.isin(desired.pivots, image_pivots)
     outputs = pad_columns(desired.rows[fresh], ncols)
     res.add_generators(s, t, outputs, target_ngens)

@@ -1,0 +1,80 @@
+"""Resolve a module over a region: pick the algorithm, load what a save directory holds, run the rest.
+
+The dependency graph is the algorithm's: the standard step (s, t) needs (s, t-1) and (s-1, t); Nassau's
+steps for s >= 2 need only (s, t-1) and (s-1, t-1) (REFERENCE 5.5), because they read the generators
+below t of F_{s-1} and below t-1 of F_{s-2}, which those two bidegrees complete.
+"""
+from __future__ import annotations
+
+from typing import Callable, Protocol
+
+from algebra.fd_module import FDModule
+from nassau.nassau_step import nassau_qualifies, step_nassau
+from nassau.region import Region
+from nassau.resolution import Resolution
+from nassau.scheduler import run_jobs
+from nassau.standard import step_standard
+
+ALGORITHMS = ("auto", "standard", "nassau")
+
+
+class EngineError(ValueError):
+    """The requested computation cannot run as asked (e.g. an algorithm the module does not allow)."""
+
+
+class Store(Protocol):
+    def load_into(self, res: Resolution) -> int: ...
+    def save(self, res: Resolution, s: int, t: int) -> None: ...
+
+
+def choose_algorithm(module: FDModule, requested: str) -> str:
+    """`auto` takes Nassau's algorithm wherever it applies and the standard one elsewhere."""
+    if requested not in ALGORITHMS:
+        raise EngineError(f"unknown algorithm {requested!r} (choose from {', '.join(ALGORITHMS)})")
+    reason = nassau_qualifies(module)
+    if requested == "nassau" and reason:
+        raise EngineError(f"Nassau's algorithm does not apply to {module.name}: {reason}; use --algorithm standard")
+    if requested == "auto":
+        return "standard" if reason else "nassau"
+    return requested
+
+
+def check_supported(module: FDModule) -> None:
+    if module.cofiber is not None:
+        raise EngineError(f"{module.name} is defined as a cofiber ({module.source}); resolving cofibers of "
+                          "chain maps is not supported yet")
+
+
+def dependencies(algorithm: str) -> Callable[[int, int], list[tuple[int, int]]]:
+    def strict(s: int, t: int) -> list[tuple[int, int]]:
+        return [(s, t - 1), (s - 1, t)]
+
+    def relaxed(s: int, t: int) -> list[tuple[int, int]]:
+        return strict(s, t) if s <= 1 else [(s, t - 1), (s - 1, t - 1)]
+
+    return relaxed if algorithm == "nassau" else strict
+
+
+def resolve(module: FDModule, region: Region, algorithm: str = "standard", threads: int = 1,
+            store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
+            res: Resolution | None = None) -> Resolution:
+    """Compute every bidegree of the region not already present; returns the resolution."""
+    check_supported(module)
+    res = Resolution(module) if res is None else res
+    res.algebra.extend(region.t_limit - module.min_degree + 1)
+    if store is not None:
+        store.load_into(res)
+
+    def work(s: int, t: int) -> None:
+        keep = region.contains(s + 1, t) and not res.is_done(s + 1, t)
+        if algorithm == "nassau" and s >= 2:
+            step_nassau(res, s, t)
+        else:
+            # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
+            step_standard(res, s, t, keep_kernel=keep and (algorithm == "standard" or s == 0))
+        if store is not None:
+            store.save(res, s, t)
+
+    jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
+    run_jobs(jobs, dependencies(algorithm), work, threads, on_done)
+    return res

@@ -1,0 +1,125 @@
+"""One bidegree of Nassau's algorithm (arXiv 1910.04063; REFERENCE 5.2-5.3), for s >= 2.
+
+Pick the largest sub-Hopf algebra B whose Ext vanishes at (s, t - top cell). Above that line the
+zero-signature part of the resolution (a model of A//B tensored over B) is exact, so:
+1. ker of d_{s-1} on the zero-signature rows and columns (a matrix |B| times smaller) gives the cycles,
+2. the zero-signature image of d_s on the old generators is reduced, and the kernel rows whose pivots
+   the image lacks become the new generators, chosen as the reference chooses them;
+3. each new cycle x is completed signature by signature (lower first): the sigma-part of d(x) is cancelled
+   through a quasi-inverse of d_{s-1} on the sigma rows and columns. A signature whose part of d(x) is
+   already zero needs no matrix at all, so most are skipped.
+The step reads only generators below t of F_{s-1} and below t-1 of F_{s-2}, so it may run as soon as
+(s, t-1) and (s-1, t-1) are done.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from algebra.fd_module import FDModule
+from algebra.subalgebra import optimal_subalgebra
+from fp.m4ri import row_reduce
+from fp.packed import words
+from nassau.resolution import Resolution
+from nassau.standard import reduce_with_identity
+
+
+def nassau_qualifies(module: FDModule) -> str:
+    """Empty if Nassau's algorithm applies to the module, else the reason it does not."""
+    if not module.profile.is_full:
+        return f"it is a module over {module.profile.describe()}, not over the whole Steenrod algebra"
+    if module.cofiber is not None:
+        return "it is defined as a cofiber"
+    return ""
+
+
+def _bits(a: np.ndarray, ncols: int) -> np.ndarray:
+    return np.unpackbits(a.view(np.uint8), axis=1, bitorder="little")[:, :ncols]
+
+
+def _pack(bits: np.ndarray) -> np.ndarray:
+    rows, ncols = bits.shape
+    out = np.zeros((rows, words(ncols) * 8), dtype=np.uint8)
+    out[:, : (ncols + 7) // 8] = np.packbits(bits, axis=1, bitorder="little")
+    return out.view(np.uint64)
+
+
+def _gather(a: np.ndarray, ncols: int, cols: np.ndarray) -> np.ndarray:
+    return _pack(_bits(a, ncols)[:, cols])
+
+
+def _scatter(a: np.ndarray, cols: np.ndarray, ncols: int) -> np.ndarray:
+    bits = np.zeros((a.shape[0], ncols), dtype=np.uint8)
+    bits[:, cols] = _bits(a, len(cols))
+    return _pack(bits)
+
+
+def _matmul(x: np.ndarray, k: int, m: np.ndarray, n: int) -> np.ndarray:
+    prod = (_bits(x, k).astype(np.int64) @ _bits(m, n).astype(np.int64)) & 1
+    return _pack(prod.astype(np.uint8))
+
+
+def step_nassau(res: Resolution, s: int, t: int) -> int:
+    """(s, t) for s >= 2 by Nassau's algorithm; returns the number of new generators."""
+    module = res.module
+    sub = optimal_subalgebra(s, t - module.max_degree)
+    fs, tgt, nxt = res.free(s), res.free(s - 1), res.free(s - 2)
+    d_prev, d_here = res.differential(s - 1), res.differential(s)
+    ng_s, ng_t, ng_n = fs.gens_below(t), tgt.gens_below(t), nxt.gens_below(t - 1)
+    dim_t, dim_n = tgt.dimension(t, ng_t), nxt.dimension(t, ng_n)
+    mask = np.uint64(sub.mask)
+    sig_t = tgt.basis_words(t, ng_t)[1] & mask
+    sig_n = nxt.basis_words(t, ng_n)[1] & mask
+
+    # 1. Zero-signature kernel of d_{s-1}.
+    z_t = np.nonzero(sig_t == 0)[0]
+    z_n = np.nonzero(sig_n == 0)[0]
+    full0 = d_prev.matrix(t, z_t, ng_n)
+    _, k0 = reduce_with_identity(_gather(full0, dim_n, z_n), len(z_n))
+
+    # 2. Zero-signature image of d_s on the old generators, and the new generators.
+    z_s = np.nonzero((fs.basis_words(t, ng_s)[1] & mask) == 0)[0]
+    col_map = np.full(dim_t, -1, dtype=np.int64)
+    col_map[z_t] = np.arange(len(z_t))
+    image = d_here.matrix(t, z_s, ng_t, col_map=col_map, ncols=len(z_t))
+    image_pivots = row_reduce(image, len(z_t))
+    fresh = ~np.isin(k0.pivots, image_pivots)
+    count = int(fresh.sum())
+    if count:
+        x = k0.rows[fresh]
+        dx = _matmul(x, len(z_t), full0, dim_n)
+        x = _scatter(x, z_t, dim_t)
+        # 3. Corrections, signature by signature.
+        for sig in sub.signatures(t):
+            word = np.uint64(sub.signature_word(sig))
+            rows_n = np.nonzero(sig_n == word)[0]
+            if len(rows_n) == 0:
+                continue
+            target = _gather(dx, dim_n, rows_n)
+            if not target.any():
+                continue
+            rows_t = np.nonzero(sig_t == word)[0]
+            full = d_prev.matrix(t, rows_t, ng_n)
+            y = _quasi_inverse_apply(_gather(full, dim_n, rows_n), len(rows_n), target)
+            x ^= _scatter(y, rows_t, dim_t)
+            dx ^= _matmul(y, len(rows_t), full, dim_n)
+        if dx.any():
+            raise AssertionError(f"Nassau step ({s}, {t}) over {sub.describe()} left a nonzero boundary")
+    else:
+        x = np.zeros((0, words(dim_t)), dtype=np.uint64)
+    res.add_generators(s, t, x, ng_t)
+    return count
+
+
+def _quasi_inverse_apply(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:
+    """Preimages under A (rows x ncols) of the given vectors, which must lie in A's image."""
+    n = a.shape[0]
+    wa = words(ncols)
+    aug = np.zeros((n, wa + words(n)), dtype=np.uint64)
+    aug[:, :wa] = a
+    idx = np.arange(n)
+    aug[idx, wa + (idx >> 6)] = np.uint64(1) << (idx & 63).astype(np.uint64)
+    pivots = row_reduce(aug, 64 * wa + n)
+    img = int(np.searchsorted(pivots, 64 * wa))
+    pre = aug[:img, wa:]
+    coeff = _bits(targets, ncols)[:, pivots[:img]]
+    return _matmul(_pack(coeff), img, np.ascontiguousarray(pre), n)

@@ -1,0 +1,50 @@
+"""Progress on stderr: a live rich bar on a terminal, one summary line otherwise, nothing with --quiet."""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from typing import TextIO
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+class Reporter:
+    def __init__(self, total: int, label: str, quiet: bool, stream: TextIO | None = None) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.quiet = quiet
+        self.label = label
+        self.total = total
+        self.done = 0
+        self.start = time.perf_counter()
+        self._lock = threading.Lock()
+        self._live = not quiet and self.stream.isatty()
+        self._progress: Progress | None = None
+        if self._live:
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
+                                      "{task.total} bidegrees"), TimeElapsedColumn(),
+                                      console=Console(file=self.stream), transient=True)
+            self._task = self._progress.add_task(label, total=total)
+            self._progress.start()
+
+    def advance(self, s: int, t: int) -> None:
+        """One bidegree finished."""
+        with self._lock:
+            self.done += 1
+            if self._progress is not None:
+                self._progress.update(self._task, advance=1, description=f"{self.label}: (n={t - s}, s={s})")
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.start
+
+    def finish(self, summary: str) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+        if not self.quiet:
+            print(f"{summary} in {self.elapsed:.2f} s", file=self.stream)
+
+    def abort(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()

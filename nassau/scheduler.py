@@ -1,0 +1,87 @@
+"""Run bidegree jobs on a pool of worker threads over a dependency graph.
+
+A job becomes ready when every dependency inside the job set is finished; ready jobs run lowest t
+first (then lowest s), which keeps the low-s chain, the critical path, moving. Workers never wait on
+other jobs while holding a parallel section: a job runs to completion on its worker, and the compiled
+kernels it calls release the GIL, so threads overlap without nesting. The graph alone fixes what each
+job reads, so the results are the same for any number of workers.
+"""
+from __future__ import annotations
+
+import heapq
+import threading
+from typing import Callable, Iterable
+
+Bidegree = tuple[int, int]
+
+
+class JobFailed(RuntimeError):
+    """A job raised; the original exception is the __cause__."""
+
+
+def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegree]],
+             work: Callable[[int, int], None], threads: int = 1,
+             on_done: Callable[[int, int], None] | None = None) -> None:
+    """Run work(s, t) for every job, each after its dependencies (those in `jobs`) have finished."""
+    pending = set(jobs)
+    waiting: dict[Bidegree, int] = {}
+    successors: dict[Bidegree, list[Bidegree]] = {job: [] for job in pending}
+    ready: list[tuple[int, int]] = []
+    for s, t in pending:
+        inside = [d for d in deps(s, t) if d in pending]
+        waiting[(s, t)] = len(inside)
+        for d in inside:
+            successors[d].append((s, t))
+        if not inside:
+            heapq.heappush(ready, (t, s))
+    if not pending:
+        return
+    cond = threading.Condition()
+    state = {"left": len(pending), "error": None, "running": 0}
+
+    def worker() -> None:
+        while True:
+            with cond:
+                while not ready and state["left"] and state["error"] is None:
+                    cond.wait()
+                if state["error"] is not None or not state["left"]:
+                    cond.notify_all()
+                    return
+                t, s = heapq.heappop(ready)
+                state["running"] += 1
+            try:
+                work(s, t)
+                if on_done is not None:
+                    on_done(s, t)
+            except BaseException as exc:  # noqa: BLE001 - handed to the main thread
+                with cond:
+                    if state["error"] is None:
+                        state["error"] = exc
+                    cond.notify_all()
+                return
+            with cond:
+                state["running"] -= 1
+                state["left"] -= 1
+                for nxt in successors[(s, t)]:
+                    waiting[nxt] -= 1
+                    if waiting[nxt] == 0:
+                        heapq.heappush(ready, (nxt[1], nxt[0]))
+                cond.notify_all()
+
+    pool = [threading.Thread(target=worker, name=f"nassau-worker-{k}", daemon=True) for k in range(max(1, threads))]
+    for th in pool:
+        th.start()
+    with cond:
+        while state["left"] and state["error"] is None:
+            if not ready and state["running"] == 0:
+                state["error"] = RuntimeError("scheduler stalled: a job waits on a dependency that never runs")
+                break
+            cond.wait(timeout=0.2)
+        error = state["error"]
+        cond.notify_all()
+    if error is not None:
+        if isinstance(error, (KeyboardInterrupt, SystemExit)):
+            raise error
+        raise JobFailed(str(error)) from error
+    for th in pool:
+        th.join()

@@ -1,0 +1,226 @@
+"""The save directory: one checksummed file per finished bidegree, so a run survives a crash and resumes.
+
+Layout: `DIR/nassau-save.json` (the manifest: format, module definition and fingerprint, algebra,
+algorithm, last region) and `DIR/bidegrees/{s}_{t}.bin`, each holding the new generators of (s, t) and
+their differentials. A file is written to a temporary name, synced and renamed, so a file that exists is
+complete; each carries a header (format, module, prime, algebra, bidegree) and a BLAKE2b checksum and is
+checked before use. Kernels are not saved: the step that needs one recomputes it from the generators.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import struct
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from algebra.fd_module import FDModule, module_from_spec
+from algebra.module_json import ModuleSpec
+from charts.atomic import write_text_atomic
+from fp.packed import from_bool, to_bool, words
+from nassau.region import Region
+from nassau.resolution import Resolution
+
+FORMAT = 1
+MAGIC = b"NASSAUBD"
+MANIFEST = "nassau-save.json"
+_DIGEST = 16
+
+
+class StoreError(ValueError):
+    """The save directory cannot be used for this run; the message names it and why."""
+
+
+def module_fingerprint(spec: ModuleSpec) -> str:
+    canon = json.dumps({"data": spec.data, "shift": spec.shift}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canon.encode()).hexdigest()
+
+
+class SaveDir:
+    def __init__(self, path: Path, spec: ModuleSpec, module: FDModule, algorithm: str) -> None:
+        self.path = Path(path)
+        self.spec = spec
+        self.module = module
+        self.algorithm = algorithm
+        self.fingerprint = module_fingerprint(spec)
+        self.algebra = module.profile.describe()
+        self.files = self.path / "bidegrees"
+        self.warnings: list[str] = []
+
+    # -- manifest -------------------------------------------------------------------------------------
+    def _identity(self) -> dict:
+        return {"format": FORMAT, "module": self.spec.display, "fingerprint": self.fingerprint, "prime": 2,
+                "algebra": self.algebra, "algorithm": self.algorithm}
+
+    def open(self, region: Region) -> None:
+        """Create the directory, or check that an existing one belongs to this module, algebra and algorithm."""
+        manifest = self.path / MANIFEST
+        if self.path.exists() and not self.path.is_dir():
+            raise StoreError(f"save directory {self.path} exists and is not a directory")
+        if manifest.exists():
+            found = read_manifest(self.path)
+            mine = self._identity()
+            for key in ("format", "fingerprint", "prime", "algebra", "algorithm"):
+                if found.get(key) != mine[key]:
+                    raise StoreError(f"save directory {self.path} was made for {_describe(found)}, not for "
+                                     f"{_describe(mine)}; refusing to use it (choose another --save-dir)")
+        elif self.path.exists() and any(self.path.iterdir()):
+            raise StoreError(f"save directory {self.path} is not empty and has no {MANIFEST}; refusing to use it")
+        try:
+            self.files.mkdir(parents=True, exist_ok=True)
+            body = dict(self._identity(), module_definition={"data": self.spec.data, "shift": self.spec.shift,
+                                                              "name": self.spec.name},
+                        region={"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t})
+            write_text_atomic(manifest, json.dumps(body, indent=1) + "\n")
+        except OSError as exc:
+            raise StoreError(f"cannot write to save directory {self.path}: {exc.strerror or exc}") from None
+
+    # -- one bidegree ---------------------------------------------------------------------------------
+    def _file(self, s: int, t: int) -> Path:
+        return self.files / f"{s}_{t}.bin"
+
+    def save(self, res: Resolution, s: int, t: int) -> None:
+        """Write (s, t)'s new generators and their differentials."""
+        fs = res.free(s)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        if s == 0:
+            ncols, ngens = self.module.dimension(t), 0
+            rows = from_bool(np.array(res.augmentation[first:last], dtype=bool).reshape(last - first, ncols))
+        else:
+            d = res.differential(s)
+            outs = [d.output(g) for g in range(first, last)]
+            ngens = outs[0][1] if outs else 0
+            ncols = res.free(s - 1).dimension(t, ngens) if outs else 0
+            rows = np.array([v for v, _ in outs], dtype=np.uint64).reshape(len(outs), words(ncols))
+        header = dict(self._identity(), s=s, t=t, count=last - first, ncols=ncols, target_ngens=ngens)
+        self._write(self._file(s, t), header, rows)
+
+    def _write(self, path: Path, header: dict, rows: np.ndarray) -> None:
+        head = json.dumps(header, sort_keys=True).encode()
+        body = MAGIC + struct.pack("<II", FORMAT, len(head)) + head + np.ascontiguousarray(rows, "<u8").tobytes()
+        blob = body + hashlib.blake2b(body, digest_size=_DIGEST).digest()
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(blob)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+
+    def _read(self, path: Path, s: int, t: int) -> tuple[dict, np.ndarray]:
+        """Header and rows of a bidegree file; ValueError says what is wrong with it."""
+        blob = path.read_bytes()
+        if len(blob) < len(MAGIC) + 8 + _DIGEST or not blob.startswith(MAGIC):
+            raise ValueError("not a nassau bidegree file (bad magic or too short)")
+        body, digest = blob[:-_DIGEST], blob[-_DIGEST:]
+        if hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:
+            raise ValueError("checksum mismatch (corrupt or truncated)")
+        version, hlen = struct.unpack_from("<II", body, len(MAGIC))
+        if version != FORMAT:
+            raise ValueError(f"format version {version}, expected {FORMAT}")
+        start = len(MAGIC) + 8
+        header = json.loads(body[start:start + hlen])
+        for key, want in dict(self._identity(), s=s, t=t).items():
+            if header.get(key) != want:
+                raise ValueError(f"header says {key} = {header.get(key)!r}, expected {want!r} (a foreign file)")
+        count, ncols = int(header["count"]), int(header["ncols"])
+        payload = body[start + hlen:]
+        if len(payload) != count * words(ncols) * 8:
+            raise ValueError("payload length does not match its header")
+        rows = np.frombuffer(payload, dtype="<u8").astype(np.uint64).reshape(count, words(ncols))
+        return header, rows
+
+    # -- resume ---------------------------------------------------------------------------------------
+    def load_into(self, res: Resolution) -> int:
+        """Add every saved bidegree that extends what is loaded; returns how many were loaded.
+
+        Rows are loaded in t order, each only after its predecessor in the row, and only when the module
+        below already has the generators its differentials name; anything else is recomputed by the run.
+        A file that fails its checks is renamed to `*.corrupt`, reported, and recomputed.
+        """
+        for stale in self.files.glob(".*.tmp-*"):
+            stale.unlink(missing_ok=True)
+        found = []
+        for f in self.files.glob("*.bin"):
+            try:
+                s, t = (int(x) for x in f.stem.split("_"))
+            except ValueError:
+                continue
+            found.append((t, s))
+        loaded = 0
+        for t, s in sorted(found):
+            if t - 1 >= res.min_degree + s and not res.is_done(s, t - 1):
+                continue
+            path = self._file(s, t)
+            try:
+                header, rows = self._read(path, s, t)
+                if not self._fits(res, s, t, header):
+                    continue
+                self._apply(res, s, t, header, rows)
+            except (ValueError, KeyError, OSError) as exc:
+                self._quarantine(path, str(exc))
+                continue
+            loaded += 1
+        return loaded
+
+    def _fits(self, res: Resolution, s: int, t: int, header: dict) -> bool:
+        """Whether the generators its differentials name are loaded (else it waits to be recomputed)."""
+        return s == 0 or int(header["target_ngens"]) <= res.free(s - 1).num_gens
+
+    def _apply(self, res: Resolution, s: int, t: int, header: dict, rows: np.ndarray) -> None:
+        count, ncols, ngens = int(header["count"]), int(header["ncols"]), int(header["target_ngens"])
+        if s == 0:
+            if ncols != self.module.dimension(t):
+                raise ValueError("augmentation width does not match the module")
+            res.add_generators(0, t, to_bool(rows, ncols).astype(np.uint8))
+            return
+        if count and res.free(s - 1).dimension(t, ngens) != ncols:
+            raise ValueError("differential width does not match the saved generators below it")
+        res.add_generators(s, t, rows, ngens)
+
+    def _quarantine(self, path: Path, why: str) -> None:
+        bad = path.with_suffix(".corrupt")
+        try:
+            os.replace(path, bad)
+            where = f"moved to {bad.name}"
+        except OSError:
+            where = "left in place"
+        msg = f"warning: save file {path} is unusable ({why}); {where}, recomputing that bidegree"
+        self.warnings.append(msg)
+        print(msg, file=sys.stderr)
+
+
+def read_manifest(path: Path) -> dict:
+    manifest = Path(path) / MANIFEST
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not an object")
+        return data
+    except FileNotFoundError:
+        raise StoreError(f"{path} is not a nassau save directory (no {MANIFEST})") from None
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise StoreError(f"{manifest} is corrupt ({exc}); refusing to use the directory") from None
+
+
+def module_from_manifest(path: Path) -> tuple[ModuleSpec, FDModule, dict]:
+    """The module a save directory was made for, rebuilt from the definition stored in its manifest."""
+    data = read_manifest(path)
+    try:
+        definition = data["module_definition"]
+        spec = ModuleSpec(name=definition["name"], shift=int(definition["shift"]),
+                          path=Path(path) / MANIFEST, data=definition["data"])
+    except (KeyError, TypeError, ValueError):
+        raise StoreError(f"{Path(path) / MANIFEST} lacks its module definition; refusing to use it") from None
+    return spec, module_from_spec(spec), data
+
+
+def _describe(ident: dict) -> str:
+    return (f"module {ident.get('module')} over {ident.get('algebra')} with the {ident.get('algorithm')} algorithm "
+            f"(format {ident.get('format')})")
