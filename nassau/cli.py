@@ -147,6 +147,8 @@ def _compute(args: argparse.Namespace) -> int:
         res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
     except BaseException:
         reporter.abort()
+        if store is not None:
+            store.close()
         raise
     if args.command == "products":
         _stdout(filtration_one_text(res, region))
@@ -157,8 +159,9 @@ def _compute(args: argparse.Namespace) -> int:
     _write_outputs(chart, args)
     _stdout(text_chart(chart))
     total = sum(chart.dims.values())
+    resumed = f", {store.loaded} bidegrees loaded from {store.path}" if store is not None else ""
     reporter.finish(f"{spec.display}: {total} generators through {_span(region)} ({algorithm}, "
-                    f"{args.threads} thread{'s' if args.threads > 1 else ''})")
+                    f"{args.threads} thread{'s' if args.threads > 1 else ''}{resumed})")
     return 0
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import struct
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +50,11 @@ class SaveDir:
         self.algebra = module.profile.describe()
         self.files = self.path / "bidegrees"
         self.warnings: list[str] = []
+        self.loaded = 0
+        # Half-written files of this process; after close() no new one starts and none is renamed.
+        self._lock = threading.Lock()
+        self._in_flight: set[Path] = set()
+        self._closed = False
 
     # -- manifest -------------------------------------------------------------------------------------
     def _identity(self) -> dict:
@@ -103,14 +109,24 @@ class SaveDir:
         body = MAGIC + struct.pack("<II", FORMAT, len(head)) + head + np.ascontiguousarray(rows, "<u8").tobytes()
         blob = body + hashlib.blake2b(body, digest_size=_DIGEST).digest()
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        with self._lock:
+            if self._closed:
+                return
+            fh = open(tmp, "wb")
+            self._in_flight.add(tmp)
         try:
-            with open(tmp, "wb") as fh:
+            with fh:
                 fh.write(blob)
                 fh.flush()
                 os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            with self._lock:
+                if tmp in self._in_flight:
+                    os.replace(tmp, path)
+                    self._in_flight.discard(tmp)
         except BaseException:
-            tmp.unlink(missing_ok=True)
+            with self._lock:
+                self._in_flight.discard(tmp)
+                tmp.unlink(missing_ok=True)
             raise
 
     def _read(self, path: Path, s: int, t: int) -> tuple[dict, np.ndarray]:
@@ -167,6 +183,7 @@ class SaveDir:
                 self._quarantine(path, str(exc))
                 continue
             loaded += 1
+        self.loaded += loaded
         return loaded
 
     def _fits(self, res: Resolution, s: int, t: int, header: dict) -> bool:
@@ -183,6 +200,14 @@ class SaveDir:
         if count and res.free(s - 1).dimension(t, ngens) != ncols:
             raise ValueError("differential width does not match the saved generators below it")
         res.add_generators(s, t, rows, ngens)
+
+    def close(self) -> None:
+        """Stop writing: delete half-written files and refuse new ones (Ctrl-C leaves workers mid-write)."""
+        with self._lock:
+            self._closed = True
+            for tmp in self._in_flight:
+                tmp.unlink(missing_ok=True)
+            self._in_flight.clear()
 
     def _quarantine(self, path: Path, why: str) -> None:
         bad = path.with_suffix(".corrupt")

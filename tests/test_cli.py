@@ -1,0 +1,84 @@
+"""The command line: help before any work, clear one-line errors with status 2, the JSON export, threads."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import cli
+
+
+def test_help_answers() -> None:
+    for args in (["--help"], ["resolve", "--help"], ["products", "--help"], ["chart", "--help"]):
+        out = cli(*args)
+        assert out.returncode == 0 and b"usage: nassau" in out.stdout
+
+
+def _one_line_error(out, needle: str) -> None:
+    err = out.stderr.decode()
+    assert out.returncode == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], err
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["resolve", "NoSuchModule", "--stem", "10"], "unknown module 'NoSuchModule'"),
+    (["resolve", "S_2", "--stem", "-3"], "below the module's bottom degree"),
+    (["resolve", "S_2", "--stem", "1000000"], "out of range"),
+    (["resolve", "S_2", "--stem", "10", "--max-s", "-1"], "max s -1 is out of range"),
+    (["resolve", "S_2", "--stem", "10", "--threads", "0"], "--threads must be at least 1"),
+    (["resolve", "tmf2", "--stem", "10", "--algorithm", "nassau"], "does not apply to tmf2"),
+    (["resolve", "S_3", "--stem", "10"], "p = 3 is not supported yet"),
+    (["resolve", "C2v14", "--stem", "10"], "cofiber"),
+    (["resolve", "S_2", "--stem", "10", "--json", "/nonexistent/dir/out.json"], "does not exist"),
+    (["resolve", "S_2", "--stem", "10", "--svg", "/"], "is a directory"),
+])
+def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
+    _one_line_error(cli(*args), needle)
+
+
+def test_malformed_module_file(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [')
+    _one_line_error(cli("resolve", str(bad), "--stem", "5"), f"{bad}: malformed JSON")
+
+
+def test_argument_errors_exit_2() -> None:
+    out = cli("resolve", "S_2")
+    assert out.returncode == 2 and b"--stem" in out.stderr and b"Traceback" not in out.stderr
+
+
+def test_json_export(tmp_path: Path) -> None:
+    path = tmp_path / "chart.json"
+    out = cli("resolve", "S_2", "--stem", "20", "--max-s", "8", "--json", str(path), "--quiet")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(path.read_text())
+    assert {k: data[k] for k in ("module", "prime", "algorithm", "max_stem", "max_s")} == {
+        "module": "S_2", "prime": 2, "algorithm": "nassau", "max_stem": 20, "max_s": 8}
+    ext = {(e["stem"], e["s"]): e["dim"] for e in data["ext"]}
+    assert ext[(0, 8)] == 1 and ext[(8, 3)] == 1 and all(d > 0 for d in ext.values())
+    ops = [p["op"] for p in data["products"]]
+    assert [ops.count(h) for h in ("h0", "h1", "h2", "h3")] == [33, 16, 14, 10]
+    assert {"op": "h1", "source": [0, 0, 0], "target": [1, 1, 0]} in data["products"]
+
+
+def test_summary_line_when_not_a_terminal() -> None:
+    out = cli("resolve", "C2", "--stem", "12")
+    lines = out.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("C2:") and " s" in lines[0]
+    assert cli("resolve", "C2", "--stem", "12", "--quiet").stderr == b""
+
+
+@pytest.mark.parametrize("algorithm", ["standard", "nassau"])
+def test_threads_do_not_change_any_output(tmp_path: Path, algorithm: str) -> None:
+    results = []
+    for k in (1, 2):
+        save = tmp_path / f"save{k}"
+        out = cli("resolve", "Joker", "--stem", "32", "--max-s", "10", "--algorithm", algorithm, "--threads", str(k),
+                  "--json", str(tmp_path / f"c{k}.json"), "--save-dir", str(save), "--quiet")
+        assert out.returncode == 0, out.stderr
+        saved = {p.name: p.read_bytes() for p in (save / "bidegrees").glob("*.bin")}
+        results.append((out.stdout, (tmp_path / f"c{k}.json").read_bytes(), saved))
+    assert results[0] == results[1]
