@@ -76,7 +76,7 @@ def _run(dev: device.Device, out: np.ndarray, row_r: np.ndarray, row_slot: np.nd
     with dev.section():
         slots = master.ensure(row_r, row_slot, start, count, cs, mk)
         row_prefix = marshal.prefix(marshal.row_threads(row_terms, term_start, master.counts(slots), group))
-        launches = marshal.split(row_prefix, words * 8, cfg.block_bytes)
+        launches = marshal.split(row_prefix, words * 8, cfg.block_bytes, marshal.MAX_THREADS)
         flat = marshal.Flat.pack(row_prefix=row_prefix, row_slot=slots, row_deg=row_deg, row_terms=row_terms,
                                  term_start=term_start, term_s=term_s, term_sdeg=term_sdeg, term_col=term_col,
                                  col_map=col_map)
