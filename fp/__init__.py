@@ -1,1 +1,31 @@
 """F2 linear algebra on packed uint64 rows (column j is bit j % 64 of word j // 64)."""
+from .augmented import Augmented
+from .bits import pdep, pext
+from .m4ri import COUNTERS, row_reduce
+from .masked import add_masked, add_unmasked, gather_columns, scatter_columns
+from .matmul import gf2_addmul, gf2_matmul
+from .packed import check_matrix, from_bool, random_matrix, to_bool, words, zeros
+from .quasi_inverse import QuasiInverse
+from .subspace import Subspace
+
+__all__ = [
+    "Augmented",
+    "COUNTERS",
+    "QuasiInverse",
+    "Subspace",
+    "add_masked",
+    "add_unmasked",
+    "check_matrix",
+    "from_bool",
+    "gather_columns",
+    "gf2_addmul",
+    "gf2_matmul",
+    "pdep",
+    "pext",
+    "random_matrix",
+    "row_reduce",
+    "scatter_columns",
+    "to_bool",
+    "words",
+    "zeros",
+]

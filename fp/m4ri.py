@@ -34,8 +34,9 @@ NTAB = 4
 SPAN_EXTRA = 3
 """A table's pivots may spread over at most k + SPAN_EXTRA window columns (its lookup has 2^span entries)."""
 
-GAUSS_MAX_ROWS = 16
-"""Matrices with at most this many rows take the plain Gauss-Jordan path."""
+GAUSS_MAX_WORK = 1 << 14
+"""Matrices with rows^2 * words at most this take the plain Gauss-Jordan path (measured crossover: up to about
+32 x 1024 or 64 x 256 it beats M4RI, whose table set-up then dominates)."""
 
 PARALLEL_MIN_WORK = 1 << 21
 """parallel=None uses threads when rows * words is at least this (about 2048 x 2048 bits)."""
@@ -77,10 +78,11 @@ def _swap_rows(a, i, j, w0):
 
 
 @njit(cache=True, nogil=True)
-def _gauss_jordan(a, ncols, pivots):
-    """Plain Gauss-Jordan elimination for tiny matrices. Returns the rank; pivots[:rank] are the pivot columns."""
+def _gauss_jordan(a, ncols):
+    """Plain Gauss-Jordan elimination for tiny matrices. Returns the pivot columns."""
     m = a.shape[0]
     nw = a.shape[1]
+    pivots = np.empty(min(m, ncols), dtype=np.int64)
     r = 0
     for c in range(ncols):
         if r == m:
@@ -101,7 +103,7 @@ def _gauss_jordan(a, ncols, pivots):
                     a[i, w] ^= a[r, w]
         pivots[r] = c
         r += 1
-    return r
+    return pivots[:r]
 
 
 @njit(cache=True, nogil=True)
@@ -170,24 +172,37 @@ def _reduce_block(a, r, found, c, pos):
 
 
 @njit(cache=True, nogil=True)
-def _build_tables(a, r, c, nt, pos, tab_lo, tab_cnt, tables, luts, spans):
-    """Fill tables[t] with all combinations of table t's pivot rows and luts[t] with span bits -> combination."""
-    w0 = c >> 6
-    nw = a.shape[1]
-    first = 0
-    for t in range(nt):
-        for w in range(np.uint64(w0), np.uint64(nw)):
+def _fill_tables(a, r, nt, tab_cnt, tables, wlo, whi):
+    """Words wlo..whi-1 of every table: entry e of table t is the sum of its pivot rows selected by the bits of e
+    (built by doubling, one row addition per entry). Tables t >= nt keep only their zero entry."""
+    first = r
+    for t in range(NTAB):
+        for w in range(np.uint64(wlo), np.uint64(whi)):
             tables[t, 0, w] = 0
-        cnt = tab_cnt[t]
+        cnt = tab_cnt[t] if t < nt else 0
         for j in range(cnt):
             half = 1 << j
             for e in range(half):
-                for w in range(np.uint64(w0), np.uint64(nw)):
-                    tables[t, half + e, w] = tables[t, e, w] ^ a[r + first + j, w]
+                for w in range(np.uint64(wlo), np.uint64(whi)):
+                    tables[t, half + e, w] = tables[t, e, w] ^ a[first + j, w]
+        first += cnt
+
+
+@njit(cache=True, nogil=True)
+def _fill_luts(nt, pos, tab_lo, tab_cnt, luts, spans):
+    """luts[t] maps the bits of table t's window span to the index of the matching table entry, ignoring the
+    non-pivot columns inside the span. Unused tables get span 0 (every row looks up their zero entry)."""
+    first = 0
+    for t in range(NTAB):
+        luts[t, 0] = 0
+        if t >= nt:
+            tab_lo[t] = 0
+            spans[t] = 0
+            continue
+        cnt = tab_cnt[t]
         lo = tab_lo[t]
         span = pos[first + cnt - 1] - lo + 1
         spans[t] = span
-        luts[t, 0] = 0
         j = 0
         for q in range(span):
             size = 1 << q
@@ -198,12 +213,6 @@ def _build_tables(a, r, c, nt, pos, tab_lo, tab_cnt, tables, luts, spans):
             for p in range(size):
                 luts[t, size + p] = luts[t, p] | add
         first += cnt
-    for t in range(nt, NTAB):
-        for w in range(np.uint64(w0), np.uint64(nw)):
-            tables[t, 0, w] = 0
-        tab_lo[t] = 0
-        spans[t] = 0
-        luts[t, 0] = 0
 
 
 @njit(cache=True, nogil=True)
@@ -265,9 +274,23 @@ def _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, w
 
 
 @njit(cache=True, nogil=True)
-def _m4ri(a, ncols, k, parallel, pivots):
-    """Reduce `a` in place to RREF. Returns (rank, tables built); pivots[:rank] are the pivot columns."""
+def choose_k(rows):
+    """Bits per table: minimise (2 * 2^k + rows) / k, the cost per pivot of building a table (an entry costs about
+    two row updates: it is written, not only read) and of the `rows` lookups. Fitted to measured best k, 64..8192 rows."""
+    best = 2
+    for k in range(3, 9):
+        if ((2 << k) + rows) * best < ((2 << best) + rows) * k:
+            best = k
+    return best
+
+
+@njit(cache=True, nogil=True)
+def _m4ri(a, ncols, k, parallel):
+    """Reduce `a` in place to RREF with k-bit tables (k = 0: choose_k). Returns (pivot columns, tables built)."""
     m, nw = a.shape
+    if k <= 0:
+        k = choose_k(m)
+    pivots = np.empty(min(m, ncols), dtype=np.int64)
     tables = np.empty((NTAB, 1 << k, nw), dtype=np.uint64)
     luts = np.empty((NTAB, 1 << (k + SPAN_EXTRA)), dtype=np.int32)
     win = np.empty(m, dtype=np.uint64)
@@ -290,7 +313,8 @@ def _m4ri(a, ncols, k, parallel, pivots):
                 rc[i] = 0
         else:
             _reduce_block(a, r, found, c, pos)
-            _build_tables(a, r, c, nt, pos, tab_lo, tab_cnt, tables, luts, spans)
+            _fill_luts(nt, pos, tab_lo, tab_cnt, luts, spans)
+            _fill_tables(a, r, nt, tab_cnt, tables, c >> 6, nw)
             built += nt
             if parallel:
                 _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, win, rc)
@@ -301,17 +325,7 @@ def _m4ri(a, ncols, k, parallel, pivots):
                 pivots[r + l] = c + pos[l]
             r += found
         c = next_c
-    return r, built
-
-
-def choose_k(rows: int) -> int:
-    """Bits per table: balance 2^k table rows against `rows` lookups per block (cost ~ (2^k + rows) / k)."""
-    best, best_cost = 2, float("inf")
-    for k in range(2, 9):
-        cost = ((1 << k) + rows) / k
-        if cost < best_cost:
-            best, best_cost = k, cost
-    return best
+    return pivots[:r], built
 
 
 def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np.ndarray:
@@ -322,15 +336,13 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     remaining rows are zero on columns < ncols. parallel=None picks threads by size; False forces one thread.
     """
     check_matrix(a, ncols)
-    m = a.shape[0]
-    pivots = np.empty(min(m, ncols), dtype=np.int64)
     COUNTERS["calls"] += 1
-    if m <= GAUSS_MAX_ROWS:
-        rank = _gauss_jordan(a, ncols, pivots)
-    else:
-        if parallel is None:
-            parallel = m * a.shape[1] >= PARALLEL_MIN_WORK
-        rank, built = _m4ri(a, ncols, choose_k(m), parallel, pivots)
-        COUNTERS["m4ri_calls"] += 1
-        COUNTERS["tables"] += built
-    return pivots[:rank]
+    m, nw = a.shape
+    if m * m * nw <= GAUSS_MAX_WORK:
+        return _gauss_jordan(a, ncols)
+    if parallel is None:
+        parallel = m * nw >= PARALLEL_MIN_WORK
+    pivots, built = _m4ri(a, ncols, 0, parallel)
+    COUNTERS["m4ri_calls"] += 1
+    COUNTERS["tables"] += built
+    return pivots

@@ -17,11 +17,23 @@ def words(ncols: int) -> int:
     return (ncols + WORD_BITS - 1) // WORD_BITS
 
 
+_U64 = np.dtype(np.uint64)
+
+
 def check_matrix(a: np.ndarray, ncols: int) -> None:
     """Raise ValueError unless `a` is a packed matrix that can hold `ncols` columns.
 
-    Cheap on purpose (no scan of the data, so padding is not checked): it runs in front of every kernel call.
+    Cheap on purpose (one combined test on the fast path, no scan of the data, so padding is not checked): it runs
+    in front of every kernel call.
     """
+    if (
+        type(a) is np.ndarray
+        and a.dtype is _U64
+        and a.ndim == 2
+        and a.flags.c_contiguous
+        and 0 <= ncols <= a.shape[1] * WORD_BITS
+    ):
+        return
     if not isinstance(a, np.ndarray):
         raise ValueError(f"packed matrix must be a numpy.ndarray, got {type(a).__name__}")
     if a.dtype != np.uint64:

@@ -1,0 +1,77 @@
+"""Bit gather/deposit on one word (pext/pdep), the primitive behind the column moves in `masked`.
+
+On x86 with BMI2 these are single instructions (called through LLVM intrinsics); elsewhere a loop over the set
+bits of the mask does the same. The choice is made once at import from the host CPU's features (numba compiles
+for the host CPU too, and its cache is keyed by CPU). Both versions stay importable so tests compare them.
+"""
+from __future__ import annotations
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+_ONE = np.uint64(1)
+_ZERO = np.uint64(0)
+
+
+@njit(cache=True, nogil=True)
+def pext_soft(x, m):
+    """The bits of x at the set positions of m, packed into the low bits (in order)."""
+    res = _ZERO
+    bb = _ONE
+    while m:
+        if x & m & (~m + _ONE):
+            res |= bb
+        bb <<= _ONE
+        m &= m - _ONE
+    return res
+
+
+@njit(cache=True, nogil=True)
+def pdep_soft(x, m):
+    """The low bits of x spread, in order, over the set positions of m."""
+    res = _ZERO
+    bb = _ONE
+    while m:
+        if x & bb:
+            res |= m & (~m + _ONE)
+        bb <<= _ONE
+        m &= m - _ONE
+    return res
+
+
+def _bmi2_intrinsic(name: str):
+    @intrinsic
+    def _call(typingctx, x, m):
+        def codegen(context, builder, signature, args):
+            i64 = ir.IntType(64)
+            fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, i64]), name)
+            return builder.call(fn, args)
+
+        return types.uint64(types.uint64, types.uint64), codegen
+
+    return _call
+
+
+HAS_BMI2 = bool(llvm.get_host_cpu_features().get("bmi2", False))
+
+if HAS_BMI2:
+    _pext_hw = _bmi2_intrinsic("llvm.x86.bmi.pext.64")
+    _pdep_hw = _bmi2_intrinsic("llvm.x86.bmi.pdep.64")
+
+    @njit(cache=True, nogil=True)
+    def pext(x, m):
+        """pext(x, m) (BMI2 instruction)."""
+        return _pext_hw(np.uint64(x), np.uint64(m))
+
+    @njit(cache=True, nogil=True)
+    def pdep(x, m):
+        """pdep(x, m) (BMI2 instruction)."""
+        return _pdep_hw(np.uint64(x), np.uint64(m))
+
+else:
+    pext = pext_soft
+    pdep = pdep_soft
