@@ -1,0 +1,48 @@
+"""Inputs and oracles for the fp tests and benchmark: fresh seeds, rank-deficient matrices, galois RREF.
+
+Kept in the package (not in tests/) so the tests and benchmarks/bench_fp.py share one definition.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .packed import from_bool, random_matrix, to_bool
+
+
+def fresh_seed() -> int:
+    """A seed from os.urandom: every run sees new inputs. Print it where a failure will show it."""
+    return int.from_bytes(os.urandom(8), "little")
+
+
+def seeded_rng() -> np.random.Generator:
+    """A generator on a fresh seed, printed so that pytest shows it when a test fails (rerun with that seed)."""
+    seed = fresh_seed()
+    print(f"seed={seed}")
+    return np.random.default_rng(seed)
+
+
+def rank_deficient(rows: int, ncols: int, rank: int, rng: np.random.Generator) -> np.ndarray:
+    """A packed rows x ncols matrix of rank <= `rank`: the product of random rows x rank and rank x ncols."""
+    left = to_bool(random_matrix(rows, rank, rng), rank).astype(np.uint8)
+    right = to_bool(random_matrix(rank, ncols, rng), ncols).astype(np.uint8)
+    return from_bool((left @ right) & 1)
+
+
+def sparse_matrix(rows: int, ncols: int, density: float, rng: np.random.Generator) -> np.ndarray:
+    """A packed matrix whose entries are 1 with probability `density` (many empty columns, long scans)."""
+    return from_bool(rng.random((rows, ncols)) < density)
+
+
+def oracle_rref(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray]:
+    """RREF (bool rows x ncols) and pivot columns of a packed matrix, computed by galois (the oracle)."""
+    import galois
+
+    bits = to_bool(a, ncols)
+    if bits.size == 0:
+        return bits, np.zeros(0, dtype=np.int64)
+    rref = np.asarray(galois.GF(2)(bits.astype(np.uint8)).row_reduce()).astype(bool)
+    nonzero = rref.any(axis=1)
+    pivots = np.argmax(rref[nonzero], axis=1).astype(np.int64)
+    return rref, pivots
