@@ -80,11 +80,12 @@ class FreeMap:
                             term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen])
 
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
-               col_map: np.ndarray | None = None, ncols: int | None = None) -> np.ndarray:
+               col_map: np.ndarray | None = None, ncols: int | None = None,
+               forbid: np.ndarray | None = None) -> np.ndarray:
         """Packed matrix of this map in degree t: one row per given source basis index (default: all).
 
         target_ngens restricts the columns to the blocks of the first target generators; col_map (with
-        ncols) restricts them further to a column mask.
+        ncols) restricts them further to a column mask, and forbid prunes products outside it early.
         """
         if rows is None:
             rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
@@ -92,5 +93,5 @@ class FreeMap:
         width = full_cols if col_map is None else ncols
         out = np.zeros((len(rows), words(width)), dtype=np.uint64)
         if len(rows):
-            run_batch(out, self.batch(t, rows), self.source.algebra, col_map)
+            run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid)
         return out

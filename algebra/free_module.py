@@ -21,6 +21,8 @@ class FreeModule:
         self._lock = threading.Lock()
         self._degrees = np.zeros(0, dtype=np.int64)
         self.gen_names: list[str] = []
+        # (t, ngens) -> offsets; valid forever, since generators are only ever appended.
+        self._offsets: dict[tuple[int, int], np.ndarray] = {}
 
     @property
     def gen_degrees(self) -> np.ndarray:
@@ -47,10 +49,12 @@ class FreeModule:
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Start of each generator's block in degree t for the first ngens generators, plus the total."""
         degs = self._degrees if ngens is None else self._degrees[:ngens]
-        self.algebra.extend(max(t - int(degs.min()), 0) if len(degs) else 0)
-        dims = self.algebra.dimensions_array(t - degs)
-        out = np.zeros(len(degs) + 1, dtype=np.int64)
-        np.cumsum(dims, out=out[1:])
+        key = (t, len(degs))
+        out = self._offsets.get(key)
+        if out is None:
+            out = np.zeros(len(degs) + 1, dtype=np.int64)
+            np.cumsum(self.algebra.dimensions_array(t - degs), out=out[1:])
+            self._offsets[key] = out
         return out
 
     def dimension(self, t: int, ngens: int | None = None) -> int:

@@ -122,10 +122,10 @@ class MilnorBasis:
     def dimensions_array(self, degrees: np.ndarray) -> np.ndarray:
         """dim in each of many degrees at once (0 for negative degrees)."""
         degrees = np.asarray(degrees, dtype=np.int64)
-        if len(degrees):
+        if len(degrees) and degrees.max() > self.max_degree:
             self.extend(int(degrees.max()))
         dims = self._dims
-        return np.where(degrees >= 0, dims[np.clip(degrees, 0, len(dims) - 1)], 0)
+        return np.where(degrees >= 0, dims[np.maximum(degrees, 0)], 0)
 
     def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
         """Packed p-parts of many elements at once, given their degrees and positions in those degrees."""

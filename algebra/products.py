@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_kernels import SCRATCH, product_into
+from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
 from algebra.ppart import degree, pack
 
 #: Test hook: how many compiled batch calls and products have run (a revert to per-row Python shows here).
@@ -41,28 +41,30 @@ class ProductBatch:
 
 @njit(cache=True, nogil=True)
 def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col,
-                  g, index_map, map_offset, col_map):
+                  g, index_map, map_offset, col_map, forbid):
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     flips = 0
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for q in range(term_start[lst], term_start[lst + 1]):
             flips += product_into(out[i], term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
-                                  g, index_map, map_offset, col_map, scratch)
+                                  g, index_map, map_offset, col_map, forbid, scratch)
     return flips
 
 
-def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None) -> None:
+def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None,
+              forbid: np.ndarray | None = None) -> None:
     """XOR every product of the batch into `out` (rows x words), optionally through a column map.
 
-    col_map (int64, one entry per full column, -1 to drop) restricts the output to a column mask.
+    col_map (int64, one entry per full column, -1 to drop) restricts the output to a column mask; forbid
+    (milnor_kernels.signature_forbid) skips products of other signatures while enumerating.
     """
     if len(batch.row_r) == 0:
         return
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
     flips = _batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
                           batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
-                          basis.index_map_offset, cmap)
+                          basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid)
     COUNTERS["batch_calls"] += 1
     COUNTERS["products"] += int(flips)
 
@@ -73,5 +75,5 @@ def multiply_one(basis: MilnorBasis, r: tuple[int, ...], s: tuple[int, ...]) -> 
     basis.extend(d)
     row = np.zeros((basis.dimension(d) + 63) // 64, dtype=np.uint64)
     product_into(row, 0, np.uint64(pack(r)), np.uint64(pack(s)), d, basis.rank_g, basis.index_map,
-                 basis.index_map_offset, np.zeros(0, dtype=np.int64), np.zeros(SCRATCH, dtype=np.int64))
+                 basis.index_map_offset, np.zeros(0, dtype=np.int64), NO_FORBID, np.zeros(SCRATCH, dtype=np.int64))
     return row

@@ -1,4 +1,5 @@
 """F2 linear algebra on packed uint64 rows (column j is bit j % 64 of word j // 64)."""
+from . import kernel_cache  # noqa: F401  (first: numba must know its cache directory before kernels load)
 from .augmented import Augmented
 from .bits import pdep, pext
 from .m4ri import COUNTERS, row_reduce

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from algebra.fd_module import FDModule
+from algebra.milnor_kernels import signature_forbid
 from algebra.subalgebra import optimal_subalgebra
 from fp.m4ri import row_reduce
 from fp.packed import words
@@ -70,24 +71,26 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     sig_t = tgt.basis_words(t, ng_t)[1] & mask
     sig_n = nxt.basis_words(t, ng_n)[1] & mask
 
+    def restricted(d, rows: np.ndarray, ngens: int, width: int, cols: np.ndarray, sig: tuple[int, ...]) -> np.ndarray:
+        """d on the given rows, only the columns of one signature: products of other signatures are never made."""
+        col_map = np.full(width, -1, dtype=np.int64)
+        col_map[cols] = np.arange(len(cols))
+        return d.matrix(t, rows, ngens, col_map=col_map, ncols=len(cols), forbid=signature_forbid(sub.profile, sig))
+
     # 1. Zero-signature kernel of d_{s-1}.
     z_t = np.nonzero(sig_t == 0)[0]
     z_n = np.nonzero(sig_n == 0)[0]
-    full0 = d_prev.matrix(t, z_t, ng_n)
-    _, k0 = reduce_with_identity(_gather(full0, dim_n, z_n), len(z_n))
+    _, k0 = reduce_with_identity(restricted(d_prev, z_t, ng_n, dim_n, z_n, ()), len(z_n))
 
     # 2. Zero-signature image of d_s on the old generators, and the new generators.
     z_s = np.nonzero((fs.basis_words(t, ng_s)[1] & mask) == 0)[0]
-    col_map = np.full(dim_t, -1, dtype=np.int64)
-    col_map[z_t] = np.arange(len(z_t))
-    image = d_here.matrix(t, z_s, ng_t, col_map=col_map, ncols=len(z_t))
+    image = restricted(d_here, z_s, ng_t, dim_t, z_t, ())
     image_pivots = row_reduce(image, len(z_t))
     fresh = ~np.isin(k0.pivots, image_pivots)
     count = int(fresh.sum())
+    x = _scatter(k0.rows[fresh], z_t, dim_t)
     if count:
-        x = k0.rows[fresh]
-        dx = _matmul(x, len(z_t), full0, dim_n)
-        x = _scatter(x, z_t, dim_t)
+        dx = _apply_full(d_prev, t, x, dim_t, ng_n, dim_n)
         # 3. Corrections, signature by signature.
         for sig in sub.signatures(t):
             word = np.uint64(sub.signature_word(sig))
@@ -98,16 +101,23 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
             if not target.any():
                 continue
             rows_t = np.nonzero(sig_t == word)[0]
-            full = d_prev.matrix(t, rows_t, ng_n)
-            y = _quasi_inverse_apply(_gather(full, dim_n, rows_n), len(rows_n), target)
-            x ^= _scatter(y, rows_t, dim_t)
-            dx ^= _matmul(y, len(rows_t), full, dim_n)
+            y = _scatter(_quasi_inverse_apply(restricted(d_prev, rows_t, ng_n, dim_n, rows_n, sig), len(rows_n),
+                                              target), rows_t, dim_t)
+            x ^= y
+            dx ^= _apply_full(d_prev, t, y, dim_t, ng_n, dim_n)
         if dx.any():
             raise AssertionError(f"Nassau step ({s}, {t}) over {sub.describe()} left a nonzero boundary")
-    else:
-        x = np.zeros((0, words(dim_t)), dtype=np.uint64)
     res.add_generators(s, t, x, ng_t)
     return count
+
+
+def _apply_full(d, t: int, v: np.ndarray, dim_v: int, ngens: int, width: int) -> np.ndarray:
+    """d applied to each row of v (packed over its source), computing only the rows v actually uses."""
+    support = np.nonzero(_bits(v, dim_v).any(axis=0))[0]
+    if len(support) == 0:
+        return np.zeros((v.shape[0], words(width)), dtype=np.uint64)
+    rows = d.matrix(t, support, ngens)
+    return _matmul(_gather(v, dim_v, support), len(support), rows, width)
 
 
 def _quasi_inverse_apply(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:

@@ -68,7 +68,13 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
                         heapq.heappush(ready, (nxt[1], nxt[0]))
                 cond.notify_all()
 
-    pool = [threading.Thread(target=worker, name=f"nassau-worker-{k}", daemon=True) for k in range(max(1, threads))]
+    if threads <= 1:
+        # One worker: run it here, so profilers and Ctrl-C see the work directly.
+        worker()
+        if state["error"] is not None:
+            raise state["error"]
+        return
+    pool = [threading.Thread(target=worker, name=f"nassau-worker-{k}", daemon=True) for k in range(threads)]
     for th in pool:
         th.start()
     with cond:

@@ -171,3 +171,35 @@ def test_batch_is_one_compiled_call(rng: np.random.Generator) -> None:
     run_batch(np.zeros((500, (ncols + 63) // 64), dtype=np.uint64), batch, BASIS)
     assert products.COUNTERS["batch_calls"] == before["batch_calls"] + 1
     assert products.COUNTERS["products"] > before["products"]
+
+
+@pytest.mark.parametrize("profile", [(1,), (2, 1), (3, 2, 1), (4, 3, 2, 1)])
+def test_signature_pruning_equals_filtering(rng: np.random.Generator, profile: tuple[int, ...]) -> None:
+    """Enumerating only one signature's products gives exactly the full product restricted to its columns."""
+    from algebra.milnor_kernels import signature_forbid
+    from algebra.subalgebra import Subalgebra
+
+    sub = Subalgebra(profile)
+    d_r, rows = 30, 150
+    sdegs = [int(x) for x in rng.integers(0, 25, size=12)]
+    term_s = [pack(random_element(rng, d)) for d in sdegs]
+    blocks = [BASIS.words(d_r + d) for d in sdegs]
+    term_col = np.concatenate([[0], np.cumsum([len(b) for b in blocks])[:-1]]).astype(np.int64)
+    ncols = int(sum(len(b) for b in blocks))
+    batch = ProductBatch(
+        row_r=np.array([pack(random_element(rng, d_r)) for _ in range(rows)], dtype=np.uint64),
+        row_deg=np.full(rows, d_r, dtype=np.int64), row_terms=rng.integers(0, 3, size=rows).astype(np.int64),
+        term_start=np.array([0, 4, 8, 12], dtype=np.int64), term_s=np.array(term_s, dtype=np.uint64),
+        term_sdeg=np.array(sdegs, dtype=np.int64), term_col=term_col)
+    full = np.zeros((rows, (ncols + 63) // 64), dtype=np.uint64)
+    run_batch(full, batch, BASIS)
+    classes = np.concatenate(blocks) & np.uint64(sub.mask)
+    for sig in [(), *list(sub.signatures(40))[:8]]:
+        keep = np.nonzero(classes == np.uint64(sub.signature_word(sig)))[0]
+        col_map = np.full(ncols, -1, dtype=np.int64)
+        col_map[keep] = np.arange(len(keep))
+        pruned = np.zeros((rows, (len(keep) + 63) // 64), dtype=np.uint64)
+        run_batch(pruned, batch, BASIS, col_map, signature_forbid(profile, sig))
+        full_bits = np.unpackbits(full.view(np.uint8), axis=1, bitorder="little")[:, keep]
+        pruned_bits = np.unpackbits(pruned.view(np.uint8), axis=1, bitorder="little")[:, : len(keep)]
+        assert np.array_equal(full_bits, pruned_bits), sig

@@ -1,0 +1,43 @@
+"""Where numba keeps compiled kernels: a directory keyed by a hash of every kernel source file.
+
+numba invalidates a cached kernel only when the file that defines it changes, not when a kernel it calls
+(in another file) does, so after an edit or an upgrade a stale kernel could run with a new helper. Keying
+the directory by the sources of fp and algebra makes any change start from a fresh cache. An explicit
+NUMBA_CACHE_DIR is honoured as the parent directory.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+_PACKAGES = ("fp", "algebra")
+
+
+def source_hash() -> str:
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for pkg in _PACKAGES:
+        for f in sorted((root / pkg).glob("*.py")):
+            h.update(f.name.encode())
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def configure() -> Path:
+    """Point numba's cache at base/<source hash> (before any kernel of ours is defined)."""
+    base = os.environ.get("NASSAU_NUMBA_BASE") or os.environ.get("NUMBA_CACHE_DIR")
+    if not base:
+        cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        base = str(Path(cache_home) / "nassau" / "numba")
+    # Remember the parent so a re-import (or a child process inheriting the variable) does not nest hashes.
+    os.environ["NASSAU_NUMBA_BASE"] = base
+    path = Path(base) / source_hash()
+    os.environ["NUMBA_CACHE_DIR"] = str(path)
+    import numba
+
+    numba.config.CACHE_DIR = str(path)
+    return path
+
+
+CACHE_DIR = configure()
