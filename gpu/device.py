@@ -9,7 +9,6 @@ answers, 1 requires one (GpuUnavailableError otherwise), 0 never uses one.
 from __future__ import annotations
 
 import contextlib
-import math
 import threading
 from types import ModuleType
 from typing import Any, Callable, Iterator, Mapping
@@ -70,7 +69,7 @@ class Device:
         """Run kernel `name` over `threads` threads (none: no launch), `block` per block."""
         if threads <= 0:
             return
-        grid = math.ceil(threads / block)
+        grid = -(-threads // block)
         self.kernel(name)((grid,), (block,), args)
         counters.add("launches")
 
@@ -203,10 +202,19 @@ def current() -> Device | None:
     with _lock:
         if _detected is None:
             _detected = _detect()
-    dev, reason = _detected
+        dev, reason = _detected
     if dev is None and cfg.mode == "1":
         raise GpuUnavailableError(f"NASSAU_GPU=1 but no GPU can be used: {reason}")
     return dev
+
+
+def unavailable_reason() -> str:
+    """Why detection found no device ("" when it found one), detecting first if needed."""
+    global _detected
+    with _lock:
+        if _detected is None:
+            _detected = _detect()
+        return _detected[1]
 
 
 def install(device: Device | None) -> Device | None:

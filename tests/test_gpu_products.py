@@ -8,25 +8,15 @@ import pytest
 
 from algebra.milnor_basis import MilnorBasis
 from algebra.profile import a_n
-from gpu import counters, device, emulate, marshal, milnor_twin, products
+from gpu import counters, device, marshal, milnor_twin, products
 from gpu.device import HostDevice
 from gpu.errors import GpuVerifyError
-from test_gpu_support import gpu_env, random_batch, random_col_map, twin_device  # noqa: F401  (fixture)
+from test_gpu_support import emulated, gpu_env, random_batch, random_col_map, twin_device  # noqa: F401  (fixture)
 
 FULL = MilnorBasis()
 FULL.extend(70)
 A2 = MilnorBasis(a_n(2))
 A2.extend(40)
-
-needs_cxx = pytest.mark.skipif(emulate.compiler() is None, reason="no host C++ compiler to emulate the kernels")
-
-
-@pytest.fixture(scope="module")
-def emulated() -> dict:
-    if emulate.compiler() is None:
-        pytest.skip("no host C++ compiler to emulate the kernels")
-    return emulate.kernels()
-
 
 @pytest.mark.parametrize("basis, top", [(FULL, 44), (A2, 22)], ids=["A", "A(2)"])
 @pytest.mark.parametrize("group", [1, 4, 5])
@@ -58,7 +48,6 @@ def stand_ins(emulated: dict) -> list[HostDevice]:
     return [twin_device(), HostDevice(emulated, name="emulated milnor.cu")]
 
 
-@needs_cxx
 @pytest.mark.parametrize("basis, top", [(FULL, 44), (A2, 22)], ids=["A", "A(2)"])
 def test_entry_point_equals_algebra(gpu_env, emulated: dict, rng: np.random.Generator, basis: MilnorBasis,
                                     top: int) -> None:
@@ -70,7 +59,6 @@ def test_entry_point_equals_algebra(gpu_env, emulated: dict, rng: np.random.Gene
         assert np.array_equal(run_entry(dev, batch), expected), dev.name
 
 
-@needs_cxx
 def test_column_map(gpu_env, emulated: dict, rng: np.random.Generator) -> None:
     gpu_env(mode=1, min_work=0)
     batch = random_batch(rng, FULL, rows=100, lists=12, top=36)
@@ -82,7 +70,6 @@ def test_column_map(gpu_env, emulated: dict, rng: np.random.Generator) -> None:
         assert np.array_equal(run_entry(dev, batch, col_map, kept), expected), dev.name
 
 
-@needs_cxx
 def test_split_launches_give_the_same_bits(gpu_env, emulated: dict, rng: np.random.Generator,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     gpu_env(mode=1, min_work=0)

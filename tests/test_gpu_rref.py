@@ -11,17 +11,10 @@ import pytest
 
 from fp.m4ri import row_reduce
 from fp.packed import random_matrix, words
-from gpu import counters, device, emulate, rref, trace
+from gpu import counters, device, rref, trace
 from gpu.device import HostDevice
 from gpu.errors import GpuVerifyError
-from test_gpu_support import gpu_env, random_rank  # noqa: F401  (fixture)
-
-
-@pytest.fixture(scope="module")
-def emulated() -> dict:
-    if emulate.compiler() is None:
-        pytest.skip("no host C++ compiler to emulate the kernels")
-    return emulate.kernels()
+from test_gpu_support import emulated, gpu_env, random_rank  # noqa: F401  (fixture)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from algebra.milnor_basis import MilnorBasis
 from algebra.ppart import pack, unpack
 from algebra.products import multiply_one
 from fp.packed import from_bool, to_bool, words
-from gpu import counters, device, milnor_twin
+from gpu import counters, device, emulate, milnor_twin
 from gpu.device import HostDevice
 
 
@@ -38,6 +38,14 @@ def gpu_env(monkeypatch: pytest.MonkeyPatch):
     device.install(None)
     monkeypatch.undo()
     device.reset()
+
+
+@pytest.fixture(scope="module")
+def emulated() -> dict:
+    """The real kernels compiled for the host (gpu.emulate), by name."""
+    if emulate.compiler() is None:
+        pytest.skip("no host C++ compiler to emulate the kernels")
+    return emulate.kernels()
 
 
 def twin_device() -> HostDevice:
