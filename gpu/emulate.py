@@ -1,12 +1,12 @@
 """The CUDA kernels compiled for the host CPU, so their own source runs (and is tested) without a device.
 
-A small prelude maps the CUDA built-ins the kernels use onto plain C++ (threadIdx and friends become
-thread-local globals, atomics become plain read-modify-writes, __syncthreads does nothing), and each
-kernel gets an `emu_<name>(grid, block, args)` entry that runs its threads one after another, taking its
-arguments as CUDA's launch API does (an array of pointers to the values). Sequential threads cannot honour
-__syncthreads, so block-level kernels must be launched with one thread per block (HostDevice
-block_threads=1); every other kernel runs with its real block size. Races are therefore not exercised here:
-that is what the device tests are for.
+A small prelude maps the CUDA built-ins the kernels use onto C++: threadIdx and friends become thread-local
+globals, atomics become host atomics, and each kernel gets an `emu_<name>(grid, block, args)` entry taking
+its arguments as CUDA's launch API does (an array of pointers to the values). A launch of a single block
+runs its threads as real OS threads with __syncthreads as a barrier, so block-level kernels (the RREF pivot
+search) run with several threads sharing their __shared__ state; larger grids run their threads one after
+another (__syncthreads is then a no-op, which is right for kernels that do not use it). What this cannot
+show is the device's own scheduling and memory model: that is what the device tests are for.
 """
 from __future__ import annotations
 
@@ -24,22 +24,29 @@ from gpu import source
 from gpu.device import HostDevice, Kernel
 
 PRELUDE = r"""
+#include <barrier>
 #include <cstddef>
-#include <utility>
+#include <thread>
 #include <type_traits>
+#include <utility>
+#include <vector>
 struct EmuDim { unsigned x, y, z; };
 static thread_local EmuDim threadIdx, blockIdx, blockDim, gridDim;
+static std::barrier<>* emu_barrier = nullptr;
 #define __global__
 #define __device__
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
 #define __constant__ static const
-static inline void __syncthreads() {}
-static inline unsigned long long atomicXor(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p = o ^ v; return o; }
-static inline unsigned long long atomicOr(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p = o | v; return o; }
-static inline long long atomicMin(long long* p, long long v) { long long o = *p; if (v < o) *p = v; return o; }
-static inline unsigned long long atomicAdd(unsigned long long* p, unsigned long long v) { unsigned long long o = *p; *p = o + v; return o; }
+static inline void __syncthreads() { if (emu_barrier) emu_barrier->arrive_and_wait(); }
+static inline unsigned long long atomicXor(unsigned long long* p, unsigned long long v) { return __atomic_fetch_xor(p, v, __ATOMIC_SEQ_CST); }
+static inline unsigned long long atomicOr(unsigned long long* p, unsigned long long v) { return __atomic_fetch_or(p, v, __ATOMIC_SEQ_CST); }
+static inline long long atomicMin(long long* p, long long v) {
+    long long o = __atomic_load_n(p, __ATOMIC_SEQ_CST);
+    while (v < o && !__atomic_compare_exchange_n(p, &o, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {}
+    return o;
+}
 """
 
 HARNESS = r"""
@@ -48,15 +55,26 @@ static void emu_call(void (*k)(A...), void** args, std::index_sequence<I...>) {
     k(*static_cast<std::remove_reference_t<A>*>(args[I])...);
 }
 template <typename... A>
-static void emu_run(void (*k)(A...), unsigned grid, unsigned block, void** args) {
+static void emu_thread(void (*k)(A...), unsigned grid, unsigned block, unsigned b, unsigned t, void** args) {
     gridDim = {grid, 1, 1};
     blockDim = {block, 1, 1};
+    blockIdx = {b, 0, 0};
+    threadIdx = {t, 0, 0};
+    emu_call(k, args, std::index_sequence_for<A...>{});
+}
+template <typename... A>
+static void emu_run(void (*k)(A...), unsigned grid, unsigned block, void** args) {
+    if (grid == 1 && block > 1) {  // one block: real threads, __syncthreads a barrier
+        std::barrier<> barrier(block);
+        emu_barrier = &barrier;
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < block; ++t) threads.emplace_back(emu_thread<A...>, k, grid, block, 0u, t, args);
+        for (auto& th : threads) th.join();
+        emu_barrier = nullptr;
+        return;
+    }
     for (unsigned b = 0; b < grid; ++b)
-        for (unsigned t = 0; t < block; ++t) {
-            blockIdx = {b, 0, 0};
-            threadIdx = {t, 0, 0};
-            emu_call(k, args, std::index_sequence_for<A...>{});
-        }
+        for (unsigned t = 0; t < block; ++t) emu_thread(k, grid, block, b, t, args);
 }
 """
 
@@ -85,7 +103,7 @@ def build(path: Path, workdir: Path | None = None) -> ctypes.CDLL:
         src = out_dir / f"{path.stem}-{digest}.cpp"
         src.write_text(code)
         tmp = lib.with_suffix(".so.tmp")
-        subprocess.run([cxx, "-std=c++17", "-O1", "-shared", "-fPIC", "-w", "-o", str(tmp), str(src)],
+        subprocess.run([cxx, "-std=c++20", "-O1", "-shared", "-fPIC", "-pthread", "-w", "-o", str(tmp), str(src)],
                        check=True, capture_output=True, text=True)
         tmp.replace(lib)
     return ctypes.CDLL(str(lib))
@@ -124,6 +142,6 @@ def kernels(workdir: Path | None = None) -> dict[str, Kernel]:
     return table
 
 
-def host_device(workdir: Path | None = None) -> HostDevice:
-    """A HostDevice running the real kernel sources on the CPU (block-level kernels with one thread)."""
-    return HostDevice(kernels(workdir), name="host emulation of gpu/kernels", block_threads=1)
+def host_device(block_threads: int = 8, workdir: Path | None = None) -> HostDevice:
+    """A HostDevice running the real kernel sources on the CPU, block-level kernels on `block_threads` threads."""
+    return HostDevice(kernels(workdir), name="host emulation of gpu/kernels", block_threads=block_threads)

@@ -1,6 +1,7 @@
-"""Device RREF on the host: the real rref.cu compiled for the CPU, driven by gpu.rref exactly as on a device,
-against fp's M4RI row_reduce (same bits, same pivots) on fresh random matrices of many shapes and ranks; the
-size dispatch, the no-tail rule, VERIFY, and one trace event per large reduction."""
+"""Device RREF on the host: the real rref.cu compiled for the CPU (the block-level pivot search on 1, 5 and 32
+threads with barriers), driven by gpu.rref exactly as on a device, against fp's M4RI row_reduce (same bits,
+same pivots) on fresh random matrices of many shapes and ranks; the size dispatch, the no-tail rule, VERIFY,
+and one trace event per large reduction."""
 from __future__ import annotations
 
 import io
@@ -17,10 +18,11 @@ from gpu.errors import GpuVerifyError
 from test_gpu_support import emulated, gpu_env, random_rank  # noqa: F401  (fixture)
 
 
-@pytest.fixture
-def on_host(gpu_env, emulated: dict) -> HostDevice:
+@pytest.fixture(params=[1, 5, 32], ids=lambda n: f"{n}-thread-search")
+def on_host(request: pytest.FixtureRequest, gpu_env, emulated: dict) -> HostDevice:
+    """The emulated kernels, the pivot search run by a block of 1, 5 or 32 real threads."""
     gpu_env(mode=1, rref_min=1)
-    dev = HostDevice(emulated, name="emulated rref.cu", block_threads=1)
+    dev = HostDevice(emulated, name="emulated rref.cu", block_threads=request.param)
     device.install(dev)
     return dev
 
@@ -94,7 +96,7 @@ def test_verify(on_host, gpu_env, emulated: dict, rng: np.random.Generator) -> N
         if skipped["n"] != 1:  # the first panel of a random matrix always has pivots
             emulated["rref_update"](grid, block, args)
 
-    device.install(HostDevice({**emulated, "rref_update": lazy_update}, block_threads=1))
+    device.install(HostDevice({**emulated, "rref_update": lazy_update}, block_threads=on_host.block_threads))
     with pytest.raises(GpuVerifyError, match="differs from the CPU"):
         rref.try_row_reduce(a.copy(), 170, cpu=row_reduce)
 
