@@ -92,7 +92,10 @@ def decode(row_prefix: np.ndarray, row_terms: np.ndarray, term_start: np.ndarray
 
 @dataclass(frozen=True)
 class Flat:
-    """Several int64 arrays in one host buffer (one upload), with each one's place in it."""
+    """Several integer arrays as int64 in one host buffer (one upload), with each one's place in it.
+
+    uint64 arrays keep their bits (reinterpret the device slice with .view); narrower integers are widened.
+    """
 
     data: np.ndarray
     places: dict[str, tuple[int, int]]
@@ -102,9 +105,9 @@ class Flat:
         places, parts, at = {}, [], 0
         for name, arr in arrays.items():
             a = np.ascontiguousarray(arr).reshape(-1)
-            if a.dtype.itemsize != 8 or a.dtype.kind not in "iu":
-                raise ValueError(f"{name} must hold 64-bit integers, got {a.dtype}")
-            parts.append(a.view(np.int64))
+            if a.dtype.kind not in "iu":
+                raise ValueError(f"{name} must hold integers, got {a.dtype}")
+            parts.append(a.view(np.int64) if a.dtype == np.uint64 else a.astype(np.int64, copy=False))
             places[name] = (at, len(a))
             at += len(a)
         data = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)

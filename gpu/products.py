@@ -44,6 +44,9 @@ def try_run_batch(out: np.ndarray, row_r: np.ndarray, row_slot: np.ndarray, row_
         return False
     if g.ndim != 2 or g.shape[1] != MAX_LEN:
         raise ValueError(f"g must be the (degrees, {MAX_LEN}) seqno table, got shape {g.shape}")
+    for name, table in (("g", g), ("index_map", index_map), ("map_offset", map_offset)):
+        if table.dtype != np.int64 or not table.flags.c_contiguous:
+            raise ValueError(f"{name} must be a C-contiguous int64 array (it is kept on the device as is)")
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
     target = np.zeros_like(out) if cfg.verify else out
     try:

@@ -85,10 +85,12 @@ def test_empty_batch_has_no_launch() -> None:
 def test_flat_buffer_round_trips() -> None:
     a = np.arange(5, dtype=np.int64)
     b = np.array([2**64 - 1, 3], dtype=np.uint64)
-    flat = marshal.Flat.pack(a=a, b=b, empty=np.zeros(0, dtype=np.int64))
+    c = np.array([-3, 7], dtype=np.int32)
+    flat = marshal.Flat.pack(a=a, b=b, empty=np.zeros(0, dtype=np.int64), c=c)
     views = flat.views(flat.data.copy())
     assert np.array_equal(views["a"], a)
     assert np.array_equal(views["b"].view(np.uint64), b)
     assert len(views["empty"]) == 0
-    with pytest.raises(ValueError, match="c must hold 64-bit"):
-        marshal.Flat.pack(c=np.zeros(3, dtype=np.int32))
+    assert views["c"].dtype == np.int64 and np.array_equal(views["c"], c)
+    with pytest.raises(ValueError, match="d must hold integers"):
+        marshal.Flat.pack(d=np.zeros(3, dtype=np.float64))

@@ -95,3 +95,31 @@ def test_full_master_sends_the_batch_to_the_cpu(gpu_env, rng: np.random.Generato
     out = batch.zeros()
     assert products.try_run_batch(out, *batch.args()) is False
     assert not out.any(), "a refused batch leaves out untouched"
+
+
+def test_concurrent_batches_grow_one_master(gpu_env, rng: np.random.Generator) -> None:
+    gpu_env(mode=1, min_work=0, streams=2, mem_budget_mb=1)
+    dev = twin_device()
+    master = dev.state("master", lambda: ResidentMaster(dev, initial_rows=2))
+    from gpu import device
+
+    device.install(dev)
+    batches = [random_batch(rng, BASIS, rows=40, lists=5, top=24 + 6 * k) for k in range(6)]
+    results: list = [None] * len(batches)
+
+    def work(k: int) -> None:
+        out = batches[k].zeros()
+        assert products.try_run_batch(out, *batches[k].args())
+        results[k] = out
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(len(batches))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    for batch, got in zip(batches, results):
+        expected = batch.zeros()
+        batch.admissible(expected)
+        assert np.array_equal(got, expected)
+    assert master.mats.doublings >= 2
+    assert master.mats.used == int(master.counts(np.arange(master.index.used)).sum())
