@@ -18,8 +18,7 @@ import numpy as np
 from algebra.fd_module import FDModule
 from algebra.milnor_kernels import signature_forbid
 from algebra.subalgebra import optimal_subalgebra
-from fp.m4ri import row_reduce
-from fp.packed import words
+from fp import Augmented, gather_columns, gf2_matmul, row_reduce, scatter_columns, words
 from nassau.resolution import Resolution
 from nassau.standard import reduce_with_identity
 
@@ -31,32 +30,6 @@ def nassau_qualifies(module: FDModule) -> str:
     if module.cofiber is not None:
         return "it is defined as a cofiber"
     return ""
-
-
-def _bits(a: np.ndarray, ncols: int) -> np.ndarray:
-    return np.unpackbits(a.view(np.uint8), axis=1, bitorder="little")[:, :ncols]
-
-
-def _pack(bits: np.ndarray) -> np.ndarray:
-    rows, ncols = bits.shape
-    out = np.zeros((rows, words(ncols) * 8), dtype=np.uint8)
-    out[:, : (ncols + 7) // 8] = np.packbits(bits, axis=1, bitorder="little")
-    return out.view(np.uint64)
-
-
-def _gather(a: np.ndarray, ncols: int, cols: np.ndarray) -> np.ndarray:
-    return _pack(_bits(a, ncols)[:, cols])
-
-
-def _scatter(a: np.ndarray, cols: np.ndarray, ncols: int) -> np.ndarray:
-    bits = np.zeros((a.shape[0], ncols), dtype=np.uint8)
-    bits[:, cols] = _bits(a, len(cols))
-    return _pack(bits)
-
-
-def _matmul(x: np.ndarray, k: int, m: np.ndarray, n: int) -> np.ndarray:
-    prod = (_bits(x, k).astype(np.int64) @ _bits(m, n).astype(np.int64)) & 1
-    return _pack(prod.astype(np.uint8))
 
 
 def step_nassau(res: Resolution, s: int, t: int) -> int:
@@ -88,7 +61,7 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     image_pivots = row_reduce(image, len(z_t))
     fresh = ~np.isin(k0.pivots, image_pivots)
     count = int(fresh.sum())
-    x = _scatter(k0.rows[fresh], z_t, dim_t)
+    x = scatter_columns(k0.basis[fresh], z_t, dim_t)
     if count:
         dx = _apply_full(d_prev, t, x, dim_t, ng_n, dim_n)
         # 3. Corrections, signature by signature.
@@ -97,12 +70,12 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
             rows_n = np.nonzero(sig_n == word)[0]
             if len(rows_n) == 0:
                 continue
-            target = _gather(dx, dim_n, rows_n)
+            target = gather_columns(dx, rows_n)
             if not target.any():
                 continue
             rows_t = np.nonzero(sig_t == word)[0]
-            y = _scatter(_quasi_inverse_apply(restricted(d_prev, rows_t, ng_n, dim_n, rows_n, sig), len(rows_n),
-                                              target), rows_t, dim_t)
+            y = scatter_columns(_preimages(restricted(d_prev, rows_t, ng_n, dim_n, rows_n, sig), len(rows_n), target),
+                                rows_t, dim_t)
             x ^= y
             dx ^= _apply_full(d_prev, t, y, dim_t, ng_n, dim_n)
         if dx.any():
@@ -113,23 +86,16 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
 
 def _apply_full(d, t: int, v: np.ndarray, dim_v: int, ngens: int, width: int) -> np.ndarray:
     """d applied to each row of v (packed over its source), computing only the rows v actually uses."""
-    support = np.nonzero(_bits(v, dim_v).any(axis=0))[0]
+    used = np.bitwise_or.reduce(v, axis=0) if len(v) else np.zeros(words(dim_v), dtype=np.uint64)
+    support = np.nonzero(np.unpackbits(used.view(np.uint8), bitorder="little")[:dim_v])[0]
     if len(support) == 0:
         return np.zeros((v.shape[0], words(width)), dtype=np.uint64)
-    rows = d.matrix(t, support, ngens)
-    return _matmul(_gather(v, dim_v, support), len(support), rows, width)
+    return gf2_matmul(gather_columns(v, support), d.matrix(t, support, ngens), len(support), width)
 
 
-def _quasi_inverse_apply(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:
+def _preimages(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:
     """Preimages under A (rows x ncols) of the given vectors, which must lie in A's image."""
-    n = a.shape[0]
-    wa = words(ncols)
-    aug = np.zeros((n, wa + words(n)), dtype=np.uint64)
-    aug[:, :wa] = a
-    idx = np.arange(n)
-    aug[idx, wa + (idx >> 6)] = np.uint64(1) << (idx & 63).astype(np.uint64)
-    pivots = row_reduce(aug, 64 * wa + n)
-    img = int(np.searchsorted(pivots, 64 * wa))
-    pre = aug[:img, wa:]
-    coeff = _bits(targets, ncols)[:, pivots[:img]]
-    return _matmul(_pack(coeff), img, np.ascontiguousarray(pre), n)
+    aug = Augmented(a.shape[0], [ncols, a.shape[0]])
+    aug.set_segment(0, a)
+    aug.fill_identity(1)
+    return aug.quasi_inverse(aug.row_reduce(), 0, 1).apply(targets)

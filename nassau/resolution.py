@@ -8,22 +8,13 @@ the generators of lower degree while other steps append generators of higher deg
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 
 from algebra.fd_module import FDModule
 from algebra.free_map import FreeMap
 from algebra.free_module import FreeModule
-
-
-@dataclass
-class Kernel:
-    """An RREF basis of a kernel in a free module's degree: packed rows and their pivot columns."""
-
-    rows: np.ndarray
-    pivots: np.ndarray
-    ncols: int
+from fp import Subspace
 
 
 class Resolution:
@@ -36,7 +27,7 @@ class Resolution:
         self.maps: list[FreeMap | None] = []
         #: epsilon(g) for the generators of F_0, each a 0/1 vector over M in degree deg(g).
         self.augmentation: list[np.ndarray] = []
-        self.kernels: dict[tuple[int, int], Kernel] = {}
+        self.kernels: dict[tuple[int, int], Subspace] = {}
         #: (s, t) -> number of generators added there (dim Ext^{s,t}); present once (s, t) is done.
         self.new_gens: dict[tuple[int, int], int] = {}
 
@@ -76,11 +67,11 @@ class Resolution:
         with self._lock:
             self.new_gens[(s, t)] = len(outputs)
 
-    def set_kernel(self, s: int, t: int, kernel: Kernel) -> None:
+    def set_kernel(self, s: int, t: int, kernel: Subspace) -> None:
         with self._lock:
             self.kernels[(s, t)] = kernel
 
-    def take_kernel(self, s: int, t: int) -> Kernel | None:
+    def take_kernel(self, s: int, t: int) -> Subspace | None:
         """Remove and return the cached kernel of (s, t), if any."""
         with self._lock:
             return self.kernels.pop((s, t), None)

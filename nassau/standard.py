@@ -10,24 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from fp.m4ri import row_reduce
-from fp.packed import from_bool, words
-from nassau.resolution import Kernel, Resolution
+from fp import Augmented, Subspace, from_bool, words
+from nassau.resolution import Resolution
 
 
-def reduce_with_identity(a: np.ndarray, ncols: int) -> tuple[np.ndarray, Kernel]:
+def reduce_with_identity(a: np.ndarray, ncols: int) -> tuple[np.ndarray, Subspace]:
     """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows)."""
-    n = a.shape[0]
-    wa = words(ncols)
-    aug = np.zeros((n, wa + words(n)), dtype=np.uint64)
-    aug[:, :wa] = a
-    idx = np.arange(n)
-    aug[idx, wa + (idx >> 6)] = np.uint64(1) << (idx & 63).astype(np.uint64)
-    pivots = row_reduce(aug, 64 * wa + n)
-    start = 64 * wa
-    img = int(np.searchsorted(pivots, start))
-    kernel = Kernel(np.ascontiguousarray(aug[img:len(pivots), wa:]), pivots[img:] - start, n)
-    return pivots[:img], kernel
+    aug = Augmented(a.shape[0], [ncols, a.shape[0]])
+    aug.set_segment(0, a)
+    aug.fill_identity(1)
+    pivots = aug.row_reduce()
+    return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 
 
 def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
@@ -57,7 +50,7 @@ def pad_columns(rows: np.ndarray, ncols: int) -> np.ndarray:
     return out
 
 
-def kernel_of(res: Resolution, s: int, t: int) -> Kernel:
+def kernel_of(res: Resolution, s: int, t: int) -> Subspace:
     """ker d_s (or ker epsilon at s = 0) in degree t: the cached one, or computed now from the generators below t.
 
     The generators of degree t never meet the kernel (their images are independent modulo the image of
@@ -110,6 +103,6 @@ def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> 
         res.set_kernel(s, t, kernel)
     desired = kernel_of(res, s - 1, t)
     fresh = ~np.isin(desired.pivots, image_pivots)
-    outputs = pad_columns(desired.rows[fresh], ncols)
+    outputs = pad_columns(desired.basis[fresh], ncols)
     res.add_generators(s, t, outputs, target_ngens)
     return int(fresh.sum())
