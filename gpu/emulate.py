@@ -31,6 +31,7 @@ PRELUDE = r"""
 #include <utility>
 #include <vector>
 struct EmuDim { unsigned x, y, z; };
+struct uint4 { unsigned x, y, z, w; };
 static thread_local EmuDim threadIdx, blockIdx, blockDim, gridDim;
 static std::barrier<>* emu_barrier = nullptr;
 #define __global__

@@ -13,6 +13,8 @@
 typedef unsigned long long u64;
 typedef long long i64;
 
+static_assert(NASSAU_MAT_WIDTH % 8 == 0, "a matrix record must be whole 16-byte vectors");
+
 __constant__ int kFieldShift[NASSAU_MAX_LEN] = {NASSAU_FIELD_SHIFTS};
 __constant__ int kFieldBits[NASSAU_MAX_LEN] = {NASSAU_FIELD_BITS};
 __constant__ i64 kXi[NASSAU_MAX_LEN] = {NASSAU_XI_DEGREES};
@@ -30,6 +32,7 @@ __device__ __forceinline__ i64 find_row(const i64* prefix, i64 lo, i64 hi, i64 t
 __device__ __forceinline__ i64 rank_of(const i64* t, i64 deg, const i64* g, const i64* index_map,
                                        i64 map_len, const i64* map_offset) {
     i64 rank = 0, d = deg;
+#pragma unroll
     for (int h = NASSAU_MAX_LEN - 1; h >= 1; --h) {
         i64 rh = t[h];
         if (rh != 0) {
@@ -39,6 +42,11 @@ __device__ __forceinline__ i64 rank_of(const i64* t, i64 deg, const i64* g, cons
         }
     }
     return map_len > 0 ? index_map[map_offset[deg] + rank] : rank;
+}
+
+// Entry j of a record held as 32-bit words (two uint16 entries each, little-endian).
+__device__ __forceinline__ i64 field(const unsigned int* w, int j) {
+    return (i64)((w[j >> 1] >> ((j & 1) * 16)) & 0xffffu);
 }
 
 extern "C" __global__ void milnor_products(
@@ -63,6 +71,7 @@ extern "C" __global__ void milnor_products(
 
     i64 s[NASSAU_MAX_LEN];
     u64 sw = term_s[q];
+#pragma unroll
     for (int n = 0; n < NASSAU_MAX_LEN; ++n)
         s[n] = (i64)((sw >> kFieldShift[n]) & ((1ull << kFieldBits[n]) - 1ull));
     i64 deg = row_deg[i] + term_sdeg[q];
@@ -73,15 +82,26 @@ extern "C" __global__ void milnor_products(
     i64 pending_word = -1;
     u64 pending = 0;
     for (; a < a_end; ++a) {
-        const unsigned short* m = mats + a * NASSAU_MAT_WIDTH;
+        // One 64-byte record in four 16-byte loads, kept in registers.
+        const uint4* rec = reinterpret_cast<const uint4*>(mats + a * NASSAU_MAT_WIDTH);
+        unsigned int w[NASSAU_MAT_WIDTH / 2];
+#pragma unroll
+        for (int k = 0; k < NASSAU_MAT_WIDTH / 8; ++k) {
+            const uint4 v = rec[k];
+            w[4 * k] = v.x;
+            w[4 * k + 1] = v.y;
+            w[4 * k + 2] = v.z;
+            w[4 * k + 3] = v.w;
+        }
         i64 tt[NASSAU_MAX_LEN];
         bool ok = true;
-        for (int n = 0; n < NASSAU_MAX_DIAG && ok; ++n) {
-            i64 sn = n < NASSAU_MAX_LEN ? s[n] : 0;
-            i64 c = n < NASSAU_MAX_COLS ? (i64)m[n] : 0;
-            i64 mk = (i64)m[NASSAU_MAX_COLS + n];
-            i64 x0 = sn - c;
-            ok = x0 >= 0 && (x0 & mk) == 0;
+#pragma unroll
+        for (int n = 0; n < NASSAU_MAX_DIAG; ++n) {
+            const i64 sn = n < NASSAU_MAX_LEN ? s[n] : 0;
+            const i64 c = n < NASSAU_MAX_COLS ? field(w, n) : 0;
+            const i64 mk = field(w, NASSAU_MAX_COLS + n);
+            const i64 x0 = sn - c;
+            ok = ok && x0 >= 0 && (x0 & mk) == 0;
             // T_n for n >= MAX_LEN would lie beyond the largest supported degree: it is always 0 here.
             if (n < NASSAU_MAX_LEN) tt[n] = x0 | mk;
         }
