@@ -14,6 +14,7 @@ Without CuPy or a device it says why and measures the CPU side only.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import re
@@ -70,14 +71,15 @@ def half_rank(n: int, rng: np.random.Generator) -> np.ndarray:
     return np.ascontiguousarray(a[rng.permutation(n)])
 
 
-def best_of(runs: int, fn) -> tuple[float, float, object]:
-    """(min, max) seconds over `runs` calls of fn(), and the last result."""
-    times, result = [], None
+def best_of(runs: int, reduce, a: np.ndarray, n: int) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """(min s, max s, reduced matrix, pivots) over `runs` reductions of fresh copies of `a`."""
+    times = []
     for _ in range(runs):
+        b = a.copy()
         t = time.perf_counter()
-        result = fn()
+        pivots = reduce(b, n)
         times.append(time.perf_counter() - t)
-    return min(times), max(times), result
+    return min(times), max(times), b, pivots
 
 
 def bench_rref(dev: device.Device | None, sizes: list[int]) -> list[str]:
@@ -89,11 +91,11 @@ def bench_rref(dev: device.Device | None, sizes: list[int]) -> list[str]:
     lines = [f"{'n':>6} {'rank':>6} {'CPU M4RI s':>16} {'GPU s':>16} {'speed-up':>8}  identical"]
     for n in sizes:
         a = half_rank(n, rng)
-        cpu_min, cpu_max, (cpu_a, cpu_p) = best_of(3, lambda: (lambda b: (b, row_reduce(b, n)))(a.copy()))
+        cpu_min, cpu_max, cpu_a, cpu_p = best_of(3, row_reduce, a, n)
         if dev is None:
             lines.append(f"{n:>6} {len(cpu_p):>6} {cpu_min:>7.3f} ({cpu_max:6.3f}) {'n/a':>16} {'':>8}  n/a")
             continue
-        gpu_min, gpu_max, (gpu_a, gpu_p) = best_of(3, lambda: (lambda b: (b, reduce_on_device(dev, b, n)))(a.copy()))
+        gpu_min, gpu_max, gpu_a, gpu_p = best_of(3, functools.partial(reduce_on_device, dev), a, n)
         same = np.array_equal(cpu_a, gpu_a) and np.array_equal(cpu_p, gpu_p)
         lines.append(f"{n:>6} {len(cpu_p):>6} {cpu_min:>7.3f} ({cpu_max:6.3f}) {gpu_min:>7.3f} ({gpu_max:6.3f}) "
                      f"{cpu_min / gpu_min:>7.2f}x  {'yes' if same else 'NO'}")
