@@ -1,0 +1,111 @@
+"""Time whole resolutions of the sphere: wall time and peak RSS per stem, repeated, plus a profile split.
+
+    python benchmarks/bench_resolve.py --algorithm nassau --stems 60 70 80 90 100 --threads 1 2 --repeat 3
+    python benchmarks/bench_resolve.py --algorithm standard --stems 40 50 60 70 80 --threads 1
+
+Each run is a fresh `python -m nassau resolve S_2 --stem N --max-s S --quiet` process, so the times include
+start-up and loading compiled kernels from numba's cache (a warm-up run fills the cache first and is not
+counted). Peak RSS is the child's maximum resident set (os.wait4). `--profile` adds one in-process run
+under cProfile per stem and splits its time into Milnor products, row reduction and the rest.
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import platform
+import pstats
+import statistics
+import subprocess
+import sys
+import time
+
+REFERENCE = {  # sseq on this class of machine (REFERENCE / issues): seconds, one thread
+    "nassau": {60: 0.96, 70: 3.3, 80: 9.6, 90: 28.6, 100: 82.0},
+    "standard": {40: 0.07, 50: 0.30, 60: 1.3, 70: 4.5, 80: 15.3},
+}
+REFERENCE_2CORES = {"nassau": {80: 8.1, 90: 21.2, 100: 47.2}}
+REFERENCE_RSS_MIB = {"nassau": {60: 21, 70: 36, 80: 61, 90: 100, 100: 168}, "standard": {80: 260}}
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def run_once(stem: int, max_s: int, algorithm: str, threads: int) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one CLI run."""
+    cmd = [sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", str(stem), "--max-s", str(max_s),
+           "--algorithm", algorithm, "--threads", str(threads), "--quiet"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"run failed: {' '.join(cmd)}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def profile_split(stem: int, max_s: int, algorithm: str) -> dict[str, float]:
+    """Seconds in products, row reduction and everything else, from one single-threaded in-process run."""
+    from algebra.fd_module import load_module
+    from nassau.engine import resolve
+    from nassau.region import Region
+
+    module = load_module("S_2")
+    region = Region(max_s=max_s, min_degree=0, max_stem=stem)
+    prof = cProfile.Profile()
+    start = time.perf_counter()
+    prof.runcall(resolve, module, region, algorithm, 1)
+    total = time.perf_counter() - start
+    stats = pstats.Stats(prof).stats
+    products = sum(v[2] for k, v in stats.items() if k[2] == "_batch_kernel")
+    rref = sum(v[2] for k, v in stats.items() if k[2] in ("_m4ri", "_gauss_jordan"))
+    return {"total": total, "products": products, "row reduction": rref, "rest": total - products - rref}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--algorithm", default="nassau", choices=["nassau", "standard"])
+    ap.add_argument("--stems", type=int, nargs="+", default=[60, 70, 80])
+    ap.add_argument("--max-s", type=int, default=15)
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, os.cpu_count() or 1])
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    print(f"# machine: {machine()}")
+    print(f"# S_2, s <= {args.max_s}, {args.algorithm}, {args.repeat} runs each after one warm-up")
+    run_once(min(args.stems), args.max_s, args.algorithm, 1)  # fill numba's cache
+    ref = REFERENCE.get(args.algorithm, {})
+    print("stem threads   min s  median s   max s  peak RSS MiB   reference s (RSS MiB)")
+    for stem in args.stems:
+        for threads in args.threads:
+            runs = [run_once(stem, args.max_s, args.algorithm, threads) for _ in range(args.repeat)]
+            walls = [w for w, _ in runs]
+            rss = max(r for _, r in runs)
+            table = REFERENCE_2CORES.get(args.algorithm, {}) if threads > 1 else ref
+            r = table.get(stem)
+            r_rss = REFERENCE_RSS_MIB.get(args.algorithm, {}).get(stem)
+            note = f"{r:.2f}" if r is not None else "-"
+            if r_rss is not None:
+                note += f" ({r_rss})"
+            print(f"{stem:4d} {threads:7d} {min(walls):7.2f} {statistics.median(walls):9.2f} {max(walls):7.2f} "
+                  f"{rss:13.0f}   {note}", flush=True)
+    if args.profile:
+        print("stem  total s  products s  row reduction s  rest s   (one thread, in process, under cProfile)")
+        for stem in args.stems:
+            p = profile_split(stem, args.max_s, args.algorithm)
+            print(f"{stem:4d} {p['total']:8.2f} {p['products']:11.2f} {p['row reduction']:16.2f} {p['rest']:7.2f}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()
