@@ -12,12 +12,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from algebra.admissible import AdmissibleMaster
 from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
 from algebra.ppart import degree, pack
 
-#: Test hook: how many compiled batch calls and products have run (a revert to per-row Python shows here).
-COUNTERS = {"batch_calls": 0, "products": 0}
+#: Test hook: how many compiled batch calls and products have run (a revert to per-row Python shows here),
+#: and how many batches the GPU backend took.
+COUNTERS = {"batch_calls": 0, "products": 0, "device_batches": 0}
+#: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
+HOST_MASTER = AdmissibleMaster()
 
 
 @dataclass
@@ -62,11 +66,40 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
     if len(batch.row_r) == 0:
         return
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
-    flips = _batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                          batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
-                          basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid)
-    COUNTERS["batch_calls"] += 1
-    COUNTERS["products"] += int(flips)
+
+    def on_cpu(target: np.ndarray) -> None:
+        flips = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                              batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
+                              basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid)
+        COUNTERS["batch_calls"] += 1
+        COUNTERS["products"] += int(flips)
+
+    if not _on_device(out, batch, basis, col_map, on_cpu):
+        on_cpu(out)
+
+
+def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None,
+               on_cpu) -> bool:
+    """Hand the batch to the GPU backend when NASSAU_GPU allows it and the batch is large enough.
+
+    The device works from the admissible-matrix form, so the host master is extended for this batch's R
+    first (only for batches the device takes). forbid is a CPU shortcut only: col_map alone is exact.
+    """
+    from gpu import config as gpu_config
+    from gpu import device as gpu_device
+
+    if gpu_device.current() is None or out.size * 64 < gpu_config.current().min_work:
+        return False
+    from gpu.products import try_run_batch
+
+    slots = HOST_MASTER.ensure(batch.row_r)
+    start, count, cs, mk = HOST_MASTER.arrays()
+    done = try_run_batch(out, batch.row_r, slots, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                         batch.term_sdeg, batch.term_col, start, count, cs, mk, basis.rank_g, basis.index_map,
+                         basis.index_map_offset, col_map, cpu=on_cpu)
+    if done:
+        COUNTERS["device_batches"] += 1
+    return done
 
 
 def multiply_one(basis: MilnorBasis, r: tuple[int, ...], s: tuple[int, ...]) -> np.ndarray:

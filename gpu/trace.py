@@ -7,11 +7,14 @@ emitted when the logger is enabled for INFO: `enable()` (the CLI's --trace) or a
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
-from typing import TextIO
+import threading
+from typing import Iterator, TextIO
 
 LOGGER = logging.getLogger("nassau.trace")
+_CURRENT = threading.local()
 #: Reductions with min(rows, cols) below this are not traced (there are many and they are cheap).
 TRACE_MIN = 1024
 
@@ -25,10 +28,23 @@ def enable(stream: TextIO | None = None) -> None:
         LOGGER.addHandler(handler)
 
 
+@contextlib.contextmanager
+def working_on(s: int, t: int) -> Iterator[None]:
+    """Name the bidegree this thread works on, for the events of reductions that do not name one."""
+    previous = getattr(_CURRENT, "bidegree", None)
+    _CURRENT.bidegree = (s, t)
+    try:
+        yield
+    finally:
+        _CURRENT.bidegree = previous
+
+
 def reduction(rows: int, cols: int, path: str, bidegree: tuple[int, int] | None = None) -> None:
     """Record that a rows x cols reduction ran on `path` ("gpu" or "cpu")."""
     if min(rows, cols) < TRACE_MIN or not LOGGER.isEnabledFor(logging.INFO):
         return
+    if bidegree is None:
+        bidegree = getattr(_CURRENT, "bidegree", None)
     event = {"event": "row_reduce", "rows": int(rows), "cols": int(cols), "path": path,
              "bidegree": None if bidegree is None else tuple(int(x) for x in bidegree)}
     LOGGER.info("row_reduce rows=%d cols=%d path=%s bidegree=%s", rows, cols, path,

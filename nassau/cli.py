@@ -6,7 +6,6 @@ what the save directory already holds. Outputs are written atomically, so a file
 from __future__ import annotations
 
 import argparse
-import logging
 import os
 import sys
 from pathlib import Path
@@ -18,6 +17,9 @@ from charts.json_export import write_json
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
 from charts.text import text_chart
+from gpu import device as gpu_device
+from gpu import trace
+from gpu.errors import GpuUnavailableError
 from nassau.chart_data import build_chart
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
 from nassau.filtration_one import filtration_one_text
@@ -123,14 +125,24 @@ def _check_output(path: str | None) -> None:
         raise UserError(f"cannot write {path}: permission denied")
 
 
+def _check_gpu() -> None:
+    """NASSAU_GPU and its knobs are checked before any work: =1 without a device is an error now, not later."""
+    try:
+        gpu_device.current()
+    except GpuUnavailableError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:
+        raise UserError(f"bad GPU setting: {exc}") from None
+
+
 def _compute(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise UserError(f"--threads must be at least 1 (got {args.threads})")
     for path in (getattr(args, "json", None), getattr(args, "svg", None), getattr(args, "seqsee", None)):
         _check_output(path)
+    _check_gpu()
     if args.trace:
-        logging.basicConfig(level=logging.INFO, format="%(name)s %(message)s", stream=sys.stderr)
-        logging.getLogger("nassau.trace").setLevel(logging.INFO)
+        trace.enable()
     spec = read_spec(args.module)
     module = module_from_spec(spec)
     algorithm = choose_algorithm(module, args.algorithm)

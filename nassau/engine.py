@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 from algebra.fd_module import FDModule
+from gpu import trace
 from nassau.nassau_step import nassau_qualifies, step_nassau
 from nassau.region import Region
 from nassau.resolution import Resolution
@@ -67,11 +68,12 @@ def resolve(module: FDModule, region: Region, algorithm: str = "standard", threa
 
     def work(s: int, t: int) -> None:
         keep = region.contains(s + 1, t) and not res.is_done(s + 1, t)
-        if algorithm == "nassau" and s >= 2:
-            step_nassau(res, s, t)
-        else:
-            # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
-            step_standard(res, s, t, keep_kernel=keep and (algorithm == "standard" or s == 0))
+        with trace.working_on(s, t):
+            if algorithm == "nassau" and s >= 2:
+                step_nassau(res, s, t)
+            else:
+                # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
+                step_standard(res, s, t, keep_kernel=keep and (algorithm == "standard" or s == 0))
         if store is not None:
             store.save(res, s, t)
 

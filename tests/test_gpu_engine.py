@@ -1,0 +1,44 @@
+"""The engine through the GPU entry points with a host device standing in: same charts, and the device used."""
+from __future__ import annotations
+
+import pytest
+
+from algebra import products
+from charts.text import text_chart
+from gpu import counters, device
+from nassau.chart_data import build_chart
+from tests.helpers import cli, golden, run_engine
+from tests.test_gpu_support import gpu_env, twin_device  # noqa: F401  (fixture)
+
+
+@pytest.mark.parametrize("algorithm", ["standard", "nassau"])
+def test_chart_with_the_device_path_equals_the_golden_chart(gpu_env, algorithm: str) -> None:  # noqa: F811
+    gpu_env(min_work=0, verify=1)
+    device.install(twin_device())
+    before = products.COUNTERS["device_batches"]
+    res, region = run_engine("S_2", stem=30, max_s=11, algorithm=algorithm)
+    assert products.COUNTERS["device_batches"] > before + 50
+    assert counters.snapshot()["launches"] > 0
+    assert text_chart(build_chart(res, region, "S_2", algorithm, products=False)) == golden("resolve_through_stem-S_2")
+
+
+def test_small_batches_stay_on_the_cpu(gpu_env) -> None:  # noqa: F811
+    gpu_env(min_work=10**12)
+    device.install(twin_device())
+    before = products.COUNTERS["device_batches"]
+    run_engine("S_2", stem=20, max_s=6, algorithm="nassau")
+    assert products.COUNTERS["device_batches"] == before
+
+
+def test_required_gpu_missing_is_one_line_and_status_2() -> None:
+    out = cli("resolve", "S_2", "--stem", "10", env={"NASSAU_GPU": "1"})
+    err = out.stderr.decode()
+    if out.returncode == 0:
+        pytest.skip("a GPU answered on this machine")
+    assert out.returncode == 2 and err.startswith("nassau: error: NASSAU_GPU=1") and len(err.splitlines()) == 1
+
+
+def test_bad_gpu_knob_is_one_line() -> None:
+    out = cli("resolve", "S_2", "--stem", "10", env={"NASSAU_GPU_BLOCK_MB": "lots"})
+    err = out.stderr.decode()
+    assert out.returncode == 2 and "NASSAU_GPU_BLOCK_MB" in err and len(err.splitlines()) == 1
