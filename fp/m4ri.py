@@ -42,8 +42,9 @@ GAUSS_MAX_WORK = 1 << 14
 PARALLEL_MIN_WORK = 1 << 16
 """parallel=None uses threads from rows * words = 2^16 (2048 x 2048) on, if cores are idle (fp.threads)."""
 
-COUNTERS = {"calls": 0, "m4ri_calls": 0, "tables": 0}
-"""Test hook: row_reduce calls, calls that took the M4RI path, and tables built (as reported by the kernel).
+COUNTERS = {"calls": 0, "m4ri_calls": 0, "parallel_calls": 0, "tables": 0}
+"""Test hook: row_reduce calls, calls that took the M4RI path (and of those the threaded variant), and tables built
+(as reported by the kernel).
 Updated from Python without a lock, so counts are exact only when one thread calls row_reduce at a time."""
 
 _ONE = np.uint64(1)
@@ -356,5 +357,6 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
         parallel = use_threads(m * nw, PARALLEL_MIN_WORK)
     pivots, built = _m4ri(a, ncols, 0, parallel)
     COUNTERS["m4ri_calls"] += 1
+    COUNTERS["parallel_calls"] += parallel
     COUNTERS["tables"] += built
     return pivots

@@ -1,14 +1,16 @@
 """row_reduce against the galois oracle, its paths against each other, and the M4RI table path counted."""
 from __future__ import annotations
 
+import os
 import threading
 
+import numba
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fp import m4ri
+from fp import m4ri, threads
 from fp.m4ri import COUNTERS, row_reduce
 from fp.packed import from_bool, random_matrix, to_bool, words, zeros
 from fp.testing import oracle_rref, rank_deficient, seeded_rng, sparse_matrix
@@ -151,8 +153,23 @@ def test_tiny_input_skips_tables(rng: np.random.Generator) -> None:
     assert COUNTERS["m4ri_calls"] == before["m4ri_calls"] and COUNTERS["tables"] == before["tables"]
 
 
+@pytest.mark.parametrize("runnable,threads_expected", [(1, True), (50, False)])
+def test_automatic_threads_need_idle_cores(runnable: int, threads_expected: bool, rng: np.random.Generator,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    if numba.get_num_threads() < 2:
+        pytest.skip("numba runs one thread here")
+    monkeypatch.setattr(threads, "runnable_tasks", lambda: runnable)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
+    before = COUNTERS["parallel_calls"]
+    row_reduce(random_matrix(2048, 2048, rng), 2048)
+    assert COUNTERS["parallel_calls"] - before == int(threads_expected)
+    before = COUNTERS["parallel_calls"]
+    row_reduce(random_matrix(200, 200, rng), 200)  # small: never threads
+    assert COUNTERS["parallel_calls"] == before
+
+
 def test_kernels_release_the_gil() -> None:
-    for kernel in (m4ri._m4ri, m4ri._gauss_jordan, m4ri._update_rows_parallel):
+    for kernel in (m4ri._m4ri, m4ri._gauss_jordan, m4ri._update_rows_parallel, m4ri._fill_tables_parallel):
         assert kernel.targetoptions.get("nogil") is True, kernel
 
 
