@@ -252,8 +252,9 @@ def _update_range(a, lo, hi, c, next_c, refresh, tab_lo, spans, tables, luts, wi
         i1 = luts[1, (x >> lo1) & m1]
         i2 = luts[2, (x >> lo2) & m2]
         i3 = luts[3, (x >> lo3) & m3]
-        for w in range(np.uint64(w0), np.uint64(nw)):
-            a[i, w] ^= tables[0, i0, w] ^ tables[1, i1, w] ^ tables[2, i2, w] ^ tables[3, i3, w]
+        if i0 | i1 | i2 | i3:  # sparse rows often miss the block's pivot columns entirely
+            for w in range(np.uint64(w0), np.uint64(nw)):
+                a[i, w] ^= tables[0, i0, w] ^ tables[1, i1, w] ^ tables[2, i2, w] ^ tables[3, i3, w]
         if refresh:
             y = _ZERO
             if w1 < nw:
