@@ -76,3 +76,17 @@ def test_the_file_is_written_under_a_temporary_name_first(tmp_path, monkeypatch)
     write_json(sample(), tmp_path / "chart.json")
     [(directory, name, target_existed)] = seen
     assert directory == str(tmp_path) and name != "chart.json" and not target_existed
+
+
+def test_written_files_get_ordinary_permissions(tmp_path) -> None:
+    import os
+    import stat
+
+    from charts.atomic import write_text_atomic
+
+    umask = os.umask(0o022)
+    try:
+        write_text_atomic(tmp_path / "out.svg", "<svg/>")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE((tmp_path / "out.svg").stat().st_mode) == 0o644
