@@ -35,6 +35,9 @@ NTAB = 4
 SPAN_EXTRA = 3
 """A table's pivots may spread over at most k + SPAN_EXTRA window columns (its lookup has 2^span entries)."""
 
+TABLE_BYTES_MAX = 32 << 20
+"""Memory budget of the tables (NTAB * 2^k rows of the matrix's width): k shrinks for very wide matrices."""
+
 GAUSS_MAX_WORK = 1 << 14
 """Matrices with rows^2 * words at most this take the plain Gauss-Jordan path (measured crossover: up to about
 32 x 1024 or 64 x 256 it beats M4RI, whose table set-up then dominates)."""
@@ -301,6 +304,8 @@ def _m4ri(a, ncols, k, parallel):
     m, nw = a.shape
     if k <= 0:
         k = choose_k(m)
+        while k > 2 and (NTAB << k) * nw * 8 > TABLE_BYTES_MAX:
+            k -= 1
     pivots = np.empty(min(m, ncols), dtype=np.int64)
     tables = np.empty((NTAB, 1 << k, nw), dtype=np.uint64)
     luts = np.empty((NTAB, 1 << (k + SPAN_EXTRA)), dtype=np.int32)
