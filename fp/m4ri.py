@@ -14,8 +14,9 @@ The matrix is processed in column blocks. For a block starting at column c:
    row as it was before the pass.
 
 A table index is taken from a span of window bits through a small lookup table (`luts`), so pivot columns need not
-be contiguous (rank-deficient blocks); non-pivot bits inside the span are ignored by the lookup. In the same pass
-each row below the block refreshes its window for the next block while its words are in cache.
+be contiguous (rank-deficient blocks); non-pivot bits inside the span are ignored by the lookup. A row whose
+lookups are all zero is left alone. In the same pass each row below the block refreshes its window for the next
+block while its words are in cache.
 
 The parallel variant fills the NTAB tables as one task each, then splits the row pass of step 4 over threads in
 chunks of rows (numba prange, 'omp' layer); pivot search and block reduction stay serial (a few percent of the
@@ -290,7 +291,8 @@ def _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, w
 @njit(cache=True, nogil=True)
 def choose_k(rows):
     """Bits per table: minimise (2 * 2^k + rows) / k, the cost per pivot of building a table (an entry costs about
-    two row updates: it is written, not only read) and of the `rows` lookups. Fitted to measured best k, 64..8192 rows."""
+    two row updates: it is written, not only read) and of the `rows` lookups. Fitted to the measured best k for
+    64 to 8192 rows."""
     best = 2
     for k in range(3, 9):
         if ((2 << k) + rows) * best < ((2 << best) + rows) * k:
