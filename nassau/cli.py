@@ -65,6 +65,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cores() -> int:
+    """The cores this process may run on (not every core of the host, under affinity limits)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def _computation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("module", metavar="MODULE",
                    help="S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], or a path to a module JSON file")
@@ -75,7 +83,7 @@ def _computation_args(p: argparse.ArgumentParser) -> None:
                    help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): Nassau's algorithm where it applies, else the standard one")
-    p.add_argument("--threads", type=int, default=os.cpu_count() or 1, metavar="K",
+    p.add_argument("--threads", type=int, default=_cores(), metavar="K",
                    help="worker threads (default: the machine's cores)")
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
