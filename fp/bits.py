@@ -1,8 +1,10 @@
-"""Bit gather/deposit on one word (pext/pdep), the primitive behind the column moves in `masked`.
+"""Single-word bit primitives for the kernels: pext/pdep (the column moves in `masked`) and ctz (walking the set
+bits of a word, in `m4ri`).
 
-On x86 with BMI2 these are single instructions (called through LLVM intrinsics); elsewhere a loop over the set
+pext/pdep: on x86 with BMI2 single instructions (called through LLVM intrinsics); elsewhere a loop over the set
 bits of the mask does the same. The choice is made once at import from the host CPU's features (numba compiles
 for the host CPU too, and its cache is keyed by CPU). Both versions stay importable so tests compare them.
+ctz is LLVM's portable cttz intrinsic (one instruction where the CPU has one).
 """
 from __future__ import annotations
 
@@ -41,6 +43,22 @@ def pdep_soft(x, m):
         bb <<= _ONE
         m &= m - _ONE
     return res
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64, ir.IntType(1)]), "llvm.cttz.i64")
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True)
+def ctz(x):
+    """Index of the lowest set bit of x (64 for x = 0)."""
+    return np.int64(_cttz(np.uint64(x)))
 
 
 def _bmi2_intrinsic(name: str):

@@ -1,4 +1,4 @@
-"""Column moves between a full basis and a sub-basis against a plain numpy loop twin; pext/pdep twins."""
+"""Column moves between a full basis and a sub-basis against a plain numpy loop twin; pext/pdep twins, ctz."""
 from __future__ import annotations
 
 import numpy as np
@@ -86,6 +86,15 @@ def test_pext_pdep_match_software(rng: np.random.Generator) -> None:
         assert bits.pext(x, m) == bits.pext_soft(x, m)
         assert bits.pdep(x, m) == bits.pdep_soft(x, m)
         assert int(bits.pext(np.uint64(bits.pdep(x, m)), m)) == int(x) & ((1 << bin(int(m)).count("1")) - 1)
+
+
+def test_ctz(rng: np.random.Generator) -> None:
+    xs = rng.integers(1, np.iinfo(np.uint64).max, 2000, dtype=np.uint64, endpoint=True)
+    xs <<= rng.integers(0, 63, 2000).astype(np.uint64)
+    for x in xs:
+        if x:
+            assert bits.ctz(x) == (int(x) & -int(x)).bit_length() - 1
+    assert bits.ctz(np.uint64(0)) == 64 and bits.ctz(np.uint64(1) << np.uint64(63)) == 63
 
 
 def test_pext_by_hand() -> None:

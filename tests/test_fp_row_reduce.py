@@ -64,11 +64,12 @@ def test_all_zero_large() -> None:
 
 
 @pytest.mark.parametrize("force", ["gauss", "m4ri"])
-@pytest.mark.parametrize("rows,ncols", [(3, 5), (20, 100), (70, 70), (130, 300)])
+@pytest.mark.parametrize("rows,ncols", [(3, 5), (20, 100), (70, 70), (130, 300), (150, 64 * 3 + 5)])
 def test_each_path_matches_galois(force: str, rows: int, ncols: int, rng: np.random.Generator,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Both kernels on the same sizes, whatever the size rule would pick."""
-    monkeypatch.setattr(m4ri, "GAUSS_MAX_WORK", 1 << 62 if force == "gauss" else -1)
+    monkeypatch.setattr(m4ri, "GAUSS_MAX_ROWS", 1 << 62 if force == "gauss" else -1)
+    monkeypatch.setattr(m4ri, "GAUSS_MAX_CELLS", 1 << 62)
     for a in (random_matrix(rows, ncols, rng), rank_deficient(rows, ncols, max(1, rows // 2), rng)):
         assert_matches_oracle(a, ncols)
 
