@@ -6,7 +6,8 @@ The matrix is processed in column blocks. For a block starting at column c:
    elimination on single words, lazy (a row is reduced by the block's pivots only when the scan looks at it), so
    an empty column costs a few bit operations per row rather than full-row additions. The chosen rows are swapped
    to the front; up to NTAB tables of at most k pivots each are filled.
-2. The block's pivot rows are made mutually reduced with full-row additions (about K^2 of them, K = pivots).
+2. The block's pivot rows are made mutually reduced with full-row additions (at most K^2 of them, K = pivots),
+   chosen on the windows first so that no branch depends on a data bit (see _reduce_block).
 3. Each table holds all 2^k combinations of its k pivot rows (built by doubling: 2^k - 1 row additions).
 4. Every other row (above the block too, so the result is *reduced* echelon form) does one lookup per table and
    XORs the NTAB table rows in one pass over its words: the row is read and written once per block, not once per
@@ -20,7 +21,12 @@ block while its words are in cache.
 
 The parallel variant fills the NTAB tables as one task each, then splits the row pass of step 4 over threads in
 chunks of rows (numba prange, 'omp' layer); pivot search and block reduction stay serial (a few percent of the
-work on large inputs). Tiny inputs take a plain Gauss-Jordan path without any allocation but the pivot array.
+work on large inputs). Small inputs (GAUSS_MAX_ROWS, GAUSS_MAX_CELLS) take a plain Gauss-Jordan path without any
+allocation but the pivot array.
+
+Kernels index arrays in place (a[i, w]) and call no jitted helper with array arguments inside loops: row views and
+such calls cost atomic reference-count updates, which took over half the time of a first version. Word loops run
+over unsigned ranges, which lets LLVM vectorise them (signed ranges keep negative-index wrap-around code).
 """
 from __future__ import annotations
 
@@ -61,10 +67,7 @@ _ZERO = np.uint64(0)
 @njit(cache=True, nogil=True)
 def _window(a, i, c):
     """Columns c..c+63 of row i as one word (column c in bit 0); bits beyond the row's words read as zero.
-
-    Not for inner loops: every call of a jitted function with array arguments costs atomic reference-count updates
-    (the same holds for row views like a[i]), which dominated the first version of this kernel.
-    """
+    Not for inner loops (a call with array arguments costs atomic reference-count updates)."""
     w = c >> 6
     nw = a.shape[1]
     if w >= nw:
