@@ -25,9 +25,9 @@ def seeded_rng() -> np.random.Generator:
 
 def rank_deficient(rows: int, ncols: int, rank: int, rng: np.random.Generator) -> np.ndarray:
     """A packed rows x ncols matrix of rank <= `rank`: the product of random rows x rank and rank x ncols."""
-    left = to_bool(random_matrix(rows, rank, rng), rank).astype(np.uint8)
-    right = to_bool(random_matrix(rank, ncols, rng), ncols).astype(np.uint8)
-    return from_bool((left @ right) & 1)
+    left = to_bool(random_matrix(rows, rank, rng), rank).astype(np.float32)
+    right = to_bool(random_matrix(rank, ncols, rng), ncols).astype(np.float32)
+    return from_bool((left @ right).astype(np.int64) & 1)  # float32 BLAS is exact for sums below 2^24
 
 
 def sparse_matrix(rows: int, ncols: int, density: float, rng: np.random.Generator) -> np.ndarray:
