@@ -55,9 +55,13 @@ Measured on random matrices (us per call, Gauss-Jordan vs M4RI): 100 x 1000 25.8
 PARALLEL_MIN_WORK = 1 << 16
 """parallel=None uses threads from rows * words = 2^16 (2048 x 2048) on, if cores are idle (fp.threads)."""
 
-COUNTERS = {"calls": 0, "m4ri_calls": 0, "parallel_calls": 0, "tables": 0}
-"""Test hook: row_reduce calls, calls that took the M4RI path (and of those the threaded variant), and tables built
-(as reported by the kernel).
+DEVICE_MIN = 1024
+"""Reductions with min(rows, ncols) from here on are offered to the GPU backend (gpu.rref), which takes them when
+NASSAU_GPU allows and the size passes its own threshold, and logs each one for --trace either way."""
+
+COUNTERS = {"calls": 0, "m4ri_calls": 0, "parallel_calls": 0, "tables": 0, "device_calls": 0}
+"""Test hook: row_reduce calls, calls that took the M4RI path (and of those the threaded variant), tables built
+(as reported by the kernel), and reductions the GPU backend took.
 Updated from Python without a lock, so counts are exact only when one thread calls row_reduce at a time."""
 
 _ONE = np.uint64(1)
@@ -396,6 +400,19 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     m, nw = a.shape
     if m <= GAUSS_MAX_ROWS and m * nw <= GAUSS_MAX_CELLS:
         return _gauss_jordan(a, ncols)
+    if min(m, ncols) >= DEVICE_MIN:
+        # The GPU backend takes large reductions when NASSAU_GPU allows (and logs each one for --trace).
+        from gpu.rref import try_row_reduce
+
+        pivots = try_row_reduce(a, ncols, cpu=lambda b, n: _m4ri_path(b, n, False))
+        if pivots is not None:
+            COUNTERS["device_calls"] += 1
+            return pivots
+    return _m4ri_path(a, ncols, parallel)
+
+
+def _m4ri_path(a: np.ndarray, ncols: int, parallel: bool | None) -> np.ndarray:
+    m, nw = a.shape
     if parallel is None:
         parallel = use_threads(m * nw, PARALLEL_MIN_WORK)
     pivots, built = _m4ri(a, ncols, 0, parallel)

@@ -8,7 +8,7 @@ from charts.text import text_chart
 from gpu import counters, device
 from nassau.chart_data import build_chart
 from tests.helpers import cli, golden, run_engine
-from tests.test_gpu_support import gpu_env, twin_device  # noqa: F401  (fixture)
+from tests.test_gpu_support import emulated, gpu_env, twin_device  # noqa: F401  (fixtures)
 
 
 @pytest.mark.parametrize("algorithm", ["standard", "nassau"])
@@ -42,3 +42,43 @@ def test_bad_gpu_knob_is_one_line() -> None:
     out = cli("resolve", "S_2", "--stem", "10", env={"NASSAU_GPU_BLOCK_MB": "lots"})
     err = out.stderr.decode()
     assert out.returncode == 2 and "NASSAU_GPU_BLOCK_MB" in err and len(err.splitlines()) == 1
+
+
+def test_large_reductions_go_through_the_device_entry(gpu_env, emulated, rng) -> None:  # noqa: F811
+    """fp.row_reduce offers large matrices to gpu.rref (rref.cu compiled for the host) and gets fp's exact RREF."""
+    import numpy as np
+
+    import fp
+    from fp.m4ri import COUNTERS
+    from gpu.device import HostDevice
+
+    gpu_env(rref_min=1024, verify=1)
+    device.install(HostDevice(emulated, name="emulated rref.cu", block_threads=1))
+    a = fp.random_matrix(1100, 1300, rng)
+    expected = a.copy()
+    before = COUNTERS["device_calls"]
+    pivots = fp.row_reduce(a, 1300)
+    assert COUNTERS["device_calls"] == before + 1
+    device.install(None)
+    gpu_env(mode=0)
+    assert np.array_equal(pivots, fp.row_reduce(expected, 1300)) and np.array_equal(a, expected)
+
+
+def test_trace_names_each_large_reduction(tmp_path) -> None:
+    out = cli("resolve", "S_2", "--stem", "4", "--quiet", "--trace")
+    assert out.returncode == 0 and b"row_reduce" not in out.stderr  # nothing that large here
+    import io
+    import logging
+
+    import fp
+    from gpu import trace
+
+    stream = io.StringIO()
+    trace.enable(stream)
+    try:
+        with trace.working_on(7, 90):
+            fp.row_reduce(fp.zeros(1200, 1500), 1500)
+    finally:
+        trace.LOGGER.setLevel(logging.NOTSET)
+        trace.LOGGER.handlers.clear()
+    assert "row_reduce rows=1200 cols=1500 path=cpu bidegree=(7, 90)" in stream.getvalue()
