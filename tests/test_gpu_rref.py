@@ -104,15 +104,15 @@ def test_verify(on_host, gpu_env, emulated: dict, rng: np.random.Generator) -> N
 def test_one_trace_event_per_large_reduction(gpu_env, emulated: dict, rng: np.random.Generator,
                                              caplog: pytest.LogCaptureFixture) -> None:
     big = trace.TRACE_MIN
-    caplog.set_level(logging.INFO, logger="nassau.trace")
     gpu_env(mode=0)
+    a = random_rank(rng, big, big + 10, 300)
+    expected = a.copy()
+    pivots = row_reduce(expected, big + 10)  # fp's CPU result, before events are recorded
+    caplog.set_level(logging.INFO, logger="nassau.trace")
     rref.try_row_reduce(random_matrix(big, big, rng), big, bidegree=(3, 40))
     rref.try_row_reduce(random_matrix(big - 1, 4000, rng), 4000)
     gpu_env(mode=1, rref_min=big)
     device.install(HostDevice(emulated, block_threads=1))
-    a = random_rank(rng, big, big + 10, 300)
-    expected = a.copy()
-    pivots = row_reduce(expected, big + 10)
     assert np.array_equal(rref.try_row_reduce(a, big + 10, bidegree=(5, 77)), pivots)
     assert np.array_equal(a, expected)
     events = [r.event for r in caplog.records if r.name == "nassau.trace"]
