@@ -1,6 +1,7 @@
 """Shared pytest configuration: the gpu marker skips with a reason when no device answers."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 
@@ -29,11 +30,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 @pytest.fixture
-def rng() -> "np.random.Generator":
+def rng() -> np.random.Generator:
     """A generator on a fresh seed each run; the seed is printed so a failure can be replayed."""
     import os
-
-    import numpy as np
 
     seed = int.from_bytes(os.urandom(8), "little")
     print(f"random seed: {seed}")

@@ -9,7 +9,6 @@ import pytest
 
 from algebra.fd_module import load_module
 from algebra.module_json import ModuleError, bundled_dir
-from algebra.ppart import degree
 from algebra.products import multiply_one
 
 FD_MODULES = sorted(p.stem for p in bundled_dir().glob("*.json")

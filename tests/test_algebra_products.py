@@ -72,9 +72,8 @@ def test_adem_relations(b: int) -> None:
 
 
 def random_batch(rng: np.random.Generator, basis: MilnorBasis, rows: int, lists: int, top: int) -> tuple:
-    """A batch of random products landing in one output degree, with each list's terms in one block each."""
-    d_out = top
-    blocks = []
+    """A batch of random products: each row's R has its own degree, and each term gets a block wide enough for
+    the largest product degree it can meet."""
     term_start, term_s, term_sdeg, term_col = [0], [], [], []
     col = 0
     for _ in range(lists):
@@ -83,8 +82,6 @@ def random_batch(rng: np.random.Generator, basis: MilnorBasis, rows: int, lists:
             term_s.append(pack(random_element(rng, sdeg, basis)) if basis.dimension(sdeg) else 0)
             term_sdeg.append(sdeg if basis.dimension(sdeg) else 0)
         term_start.append(len(term_s))
-    # Every row uses one list; its R has degree d_out - deg(S) for... per term degrees differ, so give
-    # each row a fixed R degree and place each term's product in a block sized for its degree.
     row_terms = rng.integers(0, lists, size=rows)
     row_deg = rng.integers(0, top // 2, size=rows)
     row_r = np.array([pack(random_element(rng, int(d), basis)) if basis.dimension(int(d)) else 0 for d in row_deg],

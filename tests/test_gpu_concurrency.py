@@ -184,7 +184,7 @@ def test_oversize_job_runs_alone_and_never_deadlocks() -> None:
     run_threads([lambda: job("big", 500, 0.02), lambda: job("a", 40, 0.01), lambda: job("b", 40, 0.01),
                  lambda: job("big2", 1000, 0.01)])
     running: set = set()
-    for kind, name, in_use in log:
+    for kind, name, _ in log:
         if kind == "in":
             if name.startswith("big"):
                 assert not running, f"{name} was admitted beside {running}"

@@ -77,7 +77,7 @@ def test_sphere_facts() -> None:
     assert dims[(8, 3)] == 1  # c0
     assert dims[(9, 5)] == 1  # P h1
     assert dims[(14, 4)] == 1 and dims[(15, 4)] == 1  # d0 and h0^3 h4
-    assert dims.get((4, 2), 0) == 0 and dims.get((5, s := 3), 0) == 0
+    assert dims.get((4, 2), 0) == 0 and dims.get((5, 3), 0) == 0
 
 
 def _euler(dims: dict, t: int, top_s: int) -> int:
