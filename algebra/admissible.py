@@ -200,5 +200,5 @@ def admissible_batch_kernel(out, row_slot, row_deg, row_terms, term_start, term_
             for a in range(start[k], start[k] + count[k]):
                 tlen = apply_matrix(cs[a], mk[a], s, slen, t)
                 if tlen >= 0:
-                    flips += flip(out[i], term_col[q] + rank_of(t, tlen, deg, g, index_map, map_offset), col_map)
+                    flips += flip(out, i, term_col[q] + rank_of(t, tlen, deg, g, index_map, map_offset), col_map)
     return flips

@@ -51,7 +51,7 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for q in range(term_start[lst], term_start[lst + 1]):
-            flips += product_into(out[i], term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
+            flips += product_into(out, i, term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
                                   g, index_map, map_offset, col_map, forbid, scratch)
     return flips
 
@@ -106,7 +106,7 @@ def multiply_one(basis: MilnorBasis, r: tuple[int, ...], s: tuple[int, ...]) -> 
     """P(R) * P(S) as a packed vector in its degree, one product at a time (the twin of run_batch)."""
     d = degree(r) + degree(s)
     basis.extend(d)
-    row = np.zeros((basis.dimension(d) + 63) // 64, dtype=np.uint64)
-    product_into(row, 0, np.uint64(pack(r)), np.uint64(pack(s)), d, basis.rank_g, basis.index_map,
+    row = np.zeros((1, (basis.dimension(d) + 63) // 64), dtype=np.uint64)
+    product_into(row, 0, 0, np.uint64(pack(r)), np.uint64(pack(s)), d, basis.rank_g, basis.index_map,
                  basis.index_map_offset, np.zeros(0, dtype=np.int64), NO_FORBID, np.zeros(SCRATCH, dtype=np.int64))
-    return row
+    return row[0]

@@ -127,8 +127,8 @@ def test_verify_accepts_a_correct_kernel_and_catches_a_wrong_one(gpu_env, rng: n
 
     def dropping(grid, block, args):
         milnor_twin.milnor_products(*args)
-        args[0][0, 0] ^= np.uint64(1)  # one wrong bit
+        args[0][0, 0] ^= np.uint64(1)  # one wrong bit (in the first row of the launch's block)
 
     device.install(HostDevice({"milnor_products": dropping}))
-    with pytest.raises(GpuVerifyError, match="row 0, word 0"):
+    with pytest.raises(GpuVerifyError, match=r"differ from the CPU in 1 rows; first at row \d+, word 0"):
         products.try_run_batch(batch.zeros(), *batch.args(), cpu=batch.admissible)
