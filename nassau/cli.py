@@ -6,6 +6,7 @@ what the save directory already holds. Outputs are written atomically, so a file
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from algebra.fd_module import module_from_spec
 from algebra.module_json import ModuleError, read_spec
 from charts.atomic import write_text_atomic
 from charts.json_export import write_json
+from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
 from charts.text import text_chart
@@ -25,6 +27,7 @@ from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
 from nassau.filtration_one import filtration_one_text
 from nassau.progress import Reporter
 from nassau.region import Region
+from nassau.resolution import Resolution
 from nassau.scheduler import JobFailed
 from nassau.store import SaveDir, StoreError, module_from_manifest
 
@@ -203,8 +206,6 @@ def _chart(args: argparse.Namespace) -> int:
         raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
     algorithm = manifest.get("algorithm", "standard")
     store = SaveDir(save, spec, module, algorithm)
-    from nassau.resolution import Resolution
-
     res = Resolution(module)
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     store.load_into(res)
@@ -226,9 +227,7 @@ def _region_flags(region: Region) -> str:
     return f"{edge} --max-s {region.max_s}"
 
 
-def _write_outputs(chart, args: argparse.Namespace) -> None:
-    import json
-
+def _write_outputs(chart: Chart, args: argparse.Namespace) -> None:
     if args.json:
         write_json(chart, args.json)
     if args.svg:

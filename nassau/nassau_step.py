@@ -18,9 +18,9 @@ import numpy as np
 from algebra.fd_module import FDModule
 from algebra.milnor_kernels import signature_forbid
 from algebra.subalgebra import optimal_subalgebra
-from fp import Augmented, gather_columns, gf2_matmul, row_reduce, scatter_columns, words
+from fp import gather_columns, gf2_matmul, row_reduce, scatter_columns, words
 from nassau.resolution import Resolution
-from nassau.standard import reduce_with_identity
+from nassau.standard import reduce_with_identity, reduced_with_identity
 
 
 def nassau_qualifies(module: FDModule) -> str:
@@ -95,7 +95,5 @@ def _apply_full(d, t: int, v: np.ndarray, dim_v: int, ngens: int, width: int) ->
 
 def _preimages(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:
     """Preimages under A (rows x ncols) of the given vectors, which must lie in A's image."""
-    aug = Augmented(a.shape[0], [ncols, a.shape[0]])
-    aug.set_segment(0, a)
-    aug.fill_identity(1)
-    return aug.quasi_inverse(aug.row_reduce(), 0, 1).apply(targets)
+    aug, pivots = reduced_with_identity(a, ncols)
+    return aug.quasi_inverse(pivots, 0, 1).apply(targets)

@@ -14,12 +14,17 @@ from fp import Augmented, Subspace, from_bool, words
 from nassau.resolution import Resolution
 
 
-def reduce_with_identity(a: np.ndarray, ncols: int) -> tuple[np.ndarray, Subspace]:
-    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows)."""
+def reduced_with_identity(a: np.ndarray, ncols: int) -> tuple[Augmented, np.ndarray]:
+    """[A | I] (A is rows x ncols, packed) in reduced row echelon form, and its pivot columns."""
     aug = Augmented(a.shape[0], [ncols, a.shape[0]])
     aug.set_segment(0, a)
     aug.fill_identity(1)
-    pivots = aug.row_reduce()
+    return aug, aug.row_reduce()
+
+
+def reduce_with_identity(a: np.ndarray, ncols: int) -> tuple[np.ndarray, Subspace]:
+    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows)."""
+    aug, pivots = reduced_with_identity(a, ncols)
     return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 
 
