@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from algebra.milnor_basis import MilnorBasis, format_sq, parse_element
-from algebra.module_json import ModuleError, ModuleSpec, read_spec
+from algebra.module import act, identity_table
+from algebra.module_json import ModuleError, ModuleSpec
 from algebra.ppart import degree
 from algebra.products import multiply_one
 from algebra.profile import Profile
-
-FD_TYPE = "finite dimensional module"
-
 
 @dataclass
 class FDModule:
@@ -48,45 +46,30 @@ class FDModule:
         """Degrees of the basis elements, with multiplicity (one per cell)."""
         return [d for d in sorted(self.names) for _ in self.names[d]]
 
+    def basis_name(self, d: int, i: int) -> str:
+        return self.names[d][i]
+
+    def action_table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
+        """See algebra.module.Module: every table was derived when the file was read."""
+        if op_deg == 0:
+            return identity_table(self.dimension(in_deg))
+        return self.actions.get((op_deg, in_deg))
+
     def action_matrix(self, op_deg: int, op_index: int, in_deg: int) -> np.ndarray:
         """The matrix (dim M_in x dim M_out) of the op_index-th basis element of degree op_deg."""
-        out_dim = self.dimension(in_deg + op_deg)
-        in_dim = self.dimension(in_deg)
-        if op_deg == 0:
-            return np.eye(in_dim, dtype=np.uint8)
-        table = self.actions.get((op_deg, in_deg))
+        table = self.action_table(op_deg, in_deg)
         if table is None:
-            return np.zeros((in_dim, out_dim), dtype=np.uint8)
+            return np.zeros((self.dimension(in_deg), self.dimension(in_deg + op_deg)), dtype=np.uint8)
         return table[op_index]
 
     def act(self, r: tuple[int, ...], in_deg: int, vector: np.ndarray) -> np.ndarray:
-        """P(R) applied to a vector (uint8, in degree in_deg)."""
-        d = degree(r)
-        mat = self.action_matrix(d, self.algebra.index(r), in_deg)
-        return (vector.astype(np.int64) @ mat) % 2
+        """P(R) applied to a 0/1 vector in degree in_deg."""
+        return act(self, r, in_deg, vector)
 
 
-def load_module(spec: str) -> FDModule:
-    """Find, read and check a module by name (see module_json.read_spec)."""
-    return module_from_spec(read_spec(spec))
-
-
-def module_from_spec(spec: ModuleSpec) -> FDModule:
+def fd_module(spec: ModuleSpec, profile: Profile, shift: int) -> FDModule:
+    """A "finite dimensional module" file (the loader has checked p, type and profile)."""
     data, where = spec.data, str(spec.path)
-    p = data.get("p")
-    if p != 2:
-        raise ModuleError(f"{where}: prime p = {p} is not supported yet (only p = 2)")
-    kind = data.get("type")
-    if kind != FD_TYPE:
-        raise ModuleError(f"{where}: module type {kind!r} is not supported yet (only {FD_TYPE!r})")
-    bases = data.get("algebra", ["milnor"])
-    if "milnor" not in bases:
-        raise ModuleError(f"{where}: this module is defined only over the {bases} basis; nassau uses the Milnor basis")
-    try:
-        profile = Profile.from_json(data.get("profile"))
-    except (TypeError, ValueError) as exc:
-        raise ModuleError(f"{where}: malformed profile: {exc}") from None
-    shift = _int(data.get("shift", 0), where, "shift") + spec.shift
     gens = data.get("gens")
     if not isinstance(gens, dict) or not gens:
         raise ModuleError(f"{where}: 'gens' must be a nonempty object of name: degree")

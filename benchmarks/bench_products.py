@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from algebra.admissible import AdmissibleMaster, admissible_batch_kernel
-from algebra.fd_module import load_module
+from algebra.module_loader import load_module
 from algebra.ppart import unpack
 from algebra.products import multiply_one, run_batch
 from nassau.engine import resolve

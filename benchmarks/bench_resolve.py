@@ -56,7 +56,7 @@ def run_once(stem: int, max_s: int, algorithm: str, threads: int) -> tuple[float
 
 def profile_split(stem: int, max_s: int, algorithm: str) -> dict[str, float]:
     """Seconds in products, row reduction and everything else, from one single-threaded in-process run."""
-    from algebra.fd_module import load_module
+    from algebra.module_loader import load_module
     from nassau.engine import resolve
     from nassau.region import Region
 

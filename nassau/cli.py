@@ -11,7 +11,7 @@ import os
 import sys
 from pathlib import Path
 
-from algebra.fd_module import module_from_spec
+from algebra.module_loader import module_from_spec
 from algebra.module_json import ModuleError, read_spec
 from charts.atomic import write_text_atomic
 from charts.json_export import write_json

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Callable, Protocol
 
-from algebra.fd_module import FDModule
+from algebra.module import Module
 from gpu import trace
 from nassau.nassau_step import nassau_qualifies, step_nassau
 from nassau.region import Region
@@ -28,7 +28,7 @@ class Store(Protocol):
     def save(self, res: Resolution, s: int, t: int) -> None: ...
 
 
-def choose_algorithm(module: FDModule, requested: str) -> str:
+def choose_algorithm(module: Module, requested: str) -> str:
     """`auto` takes Nassau's algorithm wherever it applies and the standard one elsewhere."""
     if requested not in ALGORITHMS:
         raise EngineError(f"unknown algorithm {requested!r} (choose from {', '.join(ALGORITHMS)})")
@@ -40,8 +40,8 @@ def choose_algorithm(module: FDModule, requested: str) -> str:
     return requested
 
 
-def check_supported(module: FDModule) -> None:
-    if module.cofiber is not None:
+def check_supported(module: Module) -> None:
+    if getattr(module, "cofiber", None) is not None:
         raise EngineError(f"{module.name} is defined as a cofiber ({module.source}); resolving cofibers of "
                           "chain maps is not supported yet")
 
@@ -56,7 +56,7 @@ def dependencies(algorithm: str) -> Callable[[int, int], list[tuple[int, int]]]:
     return relaxed if algorithm == "nassau" else strict
 
 
-def resolve(module: FDModule, region: Region, algorithm: str = "standard", threads: int = 1,
+def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,
             store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
             res: Resolution | None = None) -> Resolution:
     """Compute every bidegree of the region not already present; returns the resolution."""

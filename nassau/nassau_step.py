@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algebra.fd_module import FDModule
+from algebra.module import Module
 from algebra.milnor_kernels import signature_forbid
 from algebra.subalgebra import optimal_subalgebra
 from fp import gather_columns, gf2_matmul, row_reduce, scatter_columns, words
@@ -23,11 +23,11 @@ from nassau.resolution import Resolution
 from nassau.standard import reduce_with_identity, reduced_with_identity
 
 
-def nassau_qualifies(module: FDModule) -> str:
+def nassau_qualifies(module: Module) -> str:
     """Empty if Nassau's algorithm applies to the module, else the reason it does not."""
     if not module.profile.is_full:
         return f"it is a module over {module.profile.describe()}, not over the whole Steenrod algebra"
-    if module.cofiber is not None:
+    if getattr(module, "cofiber", None) is not None:
         return "it is defined as a cofiber"
     return ""
 

@@ -11,14 +11,14 @@ import threading
 
 import numpy as np
 
-from algebra.fd_module import FDModule
+from algebra.module import Module
 from algebra.free_map import FreeMap
 from algebra.free_module import FreeModule
 from fp import Subspace
 
 
 class Resolution:
-    def __init__(self, module: FDModule) -> None:
+    def __init__(self, module: Module) -> None:
         self.module = module
         self.algebra = module.algebra
         self.min_degree = module.min_degree

@@ -39,7 +39,7 @@ def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
         if t == gdeg:
             out[off[g]] = eps
             continue
-        table = module.actions.get((t - gdeg, gdeg))
+        table = module.action_table(t - gdeg, gdeg)
         if table is not None:
             out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table.astype(np.int64)) % 2
     return from_bool(out.astype(bool))

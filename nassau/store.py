@@ -18,7 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from algebra.fd_module import FDModule, module_from_spec
+from algebra.module import Module
+from algebra.module_loader import module_from_spec
 from algebra.module_json import ModuleSpec
 from charts.atomic import write_text_atomic
 from fp.packed import from_bool, to_bool, words
@@ -41,7 +42,7 @@ def module_fingerprint(spec: ModuleSpec) -> str:
 
 
 class SaveDir:
-    def __init__(self, path: Path, spec: ModuleSpec, module: FDModule, algorithm: str) -> None:
+    def __init__(self, path: Path, spec: ModuleSpec, module: Module, algorithm: str) -> None:
         self.path = Path(path)
         self.spec = spec
         self.module = module
@@ -234,7 +235,7 @@ def read_manifest(path: Path) -> dict:
         raise StoreError(f"{manifest} is corrupt ({exc}); refusing to use the directory") from None
 
 
-def module_from_manifest(path: Path) -> tuple[ModuleSpec, FDModule, dict]:
+def module_from_manifest(path: Path) -> tuple[ModuleSpec, Module, dict]:
     """The module a save directory was made for, rebuilt from the definition stored in its manifest."""
     data = read_manifest(path)
     try:

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from algebra.fd_module import load_module
+from algebra.module_loader import load_module
 from nassau.engine import resolve
 from nassau.region import Region
 from nassau.resolution import Resolution

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.fd_module import load_module
+from algebra.module_loader import load_module
 from algebra.module_json import ModuleError, bundled_dir
 from algebra.products import multiply_one
 

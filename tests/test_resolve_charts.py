@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from algebra.fd_module import FDModule, load_module
+from algebra.fd_module import FDModule
+from algebra.module_loader import load_module
 from algebra.module_json import bundled_dir
 from charts.text import text_chart
 from nassau.chart_data import build_chart

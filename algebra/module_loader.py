@@ -1,0 +1,42 @@
+"""From a module name to a module of the right kind: the one place that reads `type`, `p`, `profile`, `shift`.
+
+Every kind (finite dimensional, finitely presented, real projective space) is built here from sseq's
+JSON and returned behind the common interface of algebra.module.
+"""
+from __future__ import annotations
+
+from algebra.fd_module import fd_module
+from algebra.module import Module
+from algebra.module_json import ModuleError, ModuleSpec, read_spec
+from algebra.profile import Profile
+
+FD_TYPE = "finite dimensional module"
+KINDS = {FD_TYPE: fd_module}
+
+
+def load_module(spec: str) -> Module:
+    """Find, read and check a module by name (see module_json.read_spec)."""
+    return module_from_spec(read_spec(spec))
+
+
+def module_from_spec(spec: ModuleSpec) -> Module:
+    data, where = spec.data, str(spec.path)
+    p = data.get("p")
+    if p != 2:
+        raise ModuleError(f"{where}: prime p = {p} is not supported yet (only p = 2)")
+    kind = data.get("type")
+    build = KINDS.get(kind)
+    if build is None:
+        known = " or ".join(repr(k) for k in KINDS)
+        raise ModuleError(f"{where}: module type {kind!r} is not supported yet (only {known})")
+    bases = data.get("algebra", ["milnor"])
+    if "milnor" not in bases:
+        raise ModuleError(f"{where}: this module is defined only over the {bases} basis; nassau uses the Milnor basis")
+    try:
+        profile = Profile.from_json(data.get("profile"))
+    except (TypeError, ValueError) as exc:
+        raise ModuleError(f"{where}: malformed profile: {exc}") from None
+    shift = data.get("shift", 0)
+    if isinstance(shift, bool) or not isinstance(shift, int):
+        raise ModuleError(f"{where}: shift must be an integer, got {shift!r}")
+    return build(spec, profile, shift + spec.shift)
