@@ -1,26 +1,12 @@
-"""Inputs and oracles for the fp tests and benchmark: fresh seeds, rank-deficient matrices, galois RREF.
+"""Inputs and oracles for the fp tests and benchmark: rank-deficient and sparse matrices, galois RREF.
 
 Kept in the package (not in tests/) so the tests and benchmarks/bench_fp.py share one definition.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from .packed import from_bool, random_matrix, to_bool
-
-
-def fresh_seed() -> int:
-    """A seed from os.urandom: every run sees new inputs. Print it where a failure will show it."""
-    return int.from_bytes(os.urandom(8), "little")
-
-
-def seeded_rng() -> np.random.Generator:
-    """A generator on a fresh seed, printed so that pytest shows it when a test fails (rerun with that seed)."""
-    seed = fresh_seed()
-    print(f"seed={seed}")
-    return np.random.default_rng(seed)
 
 
 def rank_deficient(rows: int, ncols: int, rank: int, rng: np.random.Generator) -> np.ndarray:

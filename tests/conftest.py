@@ -1,5 +1,7 @@
-"""Shared pytest configuration: the gpu marker skips with a reason when no device answers."""
+"""Shared pytest configuration: the gpu marker skips with a reason when no device answers; one replayable rng."""
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -29,11 +31,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=reason))
 
 
+#: Set to a seed printed by a failing test to replay it: NASSAU_TEST_SEED=123 pytest tests/test_x.py::test_y
+SEED_VARIABLE = "NASSAU_TEST_SEED"
+
+
 @pytest.fixture
 def rng() -> np.random.Generator:
-    """A generator on a fresh seed each run; the seed is printed so a failure can be replayed."""
-    import os
-
-    seed = int.from_bytes(os.urandom(8), "little")
-    print(f"random seed: {seed}")
+    """A generator on a fresh seed each run (or on $NASSAU_TEST_SEED); the seed is printed, so pytest shows it
+    beside a failure together with the command that replays it."""
+    given = os.environ.get(SEED_VARIABLE)
+    seed = int(given) if given else int.from_bytes(os.urandom(8), "little")
+    print(f"random seed: {seed} (replay: {SEED_VARIABLE}={seed})")
     return np.random.default_rng(seed)

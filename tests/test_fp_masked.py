@@ -7,9 +7,6 @@ import pytest
 from fp import bits
 from fp.masked import add_masked, add_unmasked, gather_columns, scatter_columns
 from fp.packed import random_matrix, to_bool, words, zeros
-from fp.testing import seeded_rng
-
-rng = pytest.fixture(name="rng")(seeded_rng)
 
 
 def make_mask(kind: str, full: int, sub: int, rng: np.random.Generator) -> np.ndarray:

@@ -5,9 +5,6 @@ import numpy as np
 import pytest
 
 from fp.packed import check_matrix, from_bool, random_matrix, to_bool, words, zeros
-from fp.testing import seeded_rng
-
-rng = pytest.fixture(name="rng")(seeded_rng)
 
 
 def test_words() -> None:
