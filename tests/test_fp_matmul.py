@@ -1,14 +1,15 @@
 """gf2_matmul / gf2_addmul against an integer numpy product mod 2."""
 from __future__ import annotations
 
+import os
+
+import numba
 import numpy as np
 import pytest
 
-from fp.matmul import gf2_addmul, gf2_matmul
+from fp import threads
+from fp.matmul import COUNTERS, PARALLEL_MIN_ROWS, gf2_addmul, gf2_matmul
 from fp.packed import random_matrix, to_bool, words, zeros
-from fp.testing import seeded_rng
-
-rng = pytest.fixture(name="rng")(seeded_rng)
 
 
 def reference(a: np.ndarray, b: np.ndarray, k: int, n: int) -> np.ndarray:
@@ -38,6 +39,35 @@ def test_sparse_left_factor_and_addmul(rng: np.random.Generator) -> None:
     c = c0.copy()
     gf2_addmul(c, a, b, k, n)
     np.testing.assert_array_equal(to_bool(c, n), to_bool(c0, n) ^ reference(a, b, k, n))
+
+
+def test_zero_passes_of_a_cost_no_lookup(rng: np.random.Generator) -> None:
+    """Structural: a row of A looks B's tables up only in the passes where it has bits. With one bit per row and B
+    one column chunk wide, that is one lookup per row (dense passes would make k / 64 of them)."""
+    m, k, n = 300, 1000, 100
+    cols = rng.integers(0, k, size=m)
+    a = zeros(m, k)
+    a[np.arange(m), cols >> 6] = np.uint64(1) << (cols & 63).astype(np.uint64)
+    b = random_matrix(k, n, rng)
+    before = COUNTERS["lookups"]
+    c = gf2_matmul(a, b, k, n, parallel=False)
+    assert COUNTERS["lookups"] - before == m
+    np.testing.assert_array_equal(c, b[cols])
+
+
+@pytest.mark.parametrize("runnable,threads_expected", [(1, True), (50, False)])
+def test_automatic_threads_need_idle_cores_and_rows(runnable: int, threads_expected: bool,
+                                                    rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch) -> None:
+    if numba.get_num_threads() < 2:
+        pytest.skip("numba runs one thread here")
+    monkeypatch.setattr(threads, "runnable_tasks", lambda: runnable)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
+    b = random_matrix(64, 64, rng)
+    before = COUNTERS["parallel_calls"]
+    gf2_matmul(random_matrix(PARALLEL_MIN_ROWS, 64, rng), b, 64, 64)
+    assert COUNTERS["parallel_calls"] - before == int(threads_expected)
+    gf2_matmul(random_matrix(PARALLEL_MIN_ROWS - 1, 64, rng), b, 64, 64)  # fewer rows: never threads
+    assert COUNTERS["parallel_calls"] - before == int(threads_expected)
 
 
 def test_large_parallel_equals_serial(rng: np.random.Generator) -> None:
