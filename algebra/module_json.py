@@ -23,6 +23,9 @@ class ModuleSpec:
     shift: int
     path: Path
     data: dict
+    #: The basis the name asked for with @adem / @milnor: it picks a finitely presented module's relation
+    #: list. The engine itself always works in the Milnor basis.
+    basis: str = "milnor"
 
     @property
     def display(self) -> str:
@@ -56,9 +59,9 @@ def read_spec(spec: str, cwd: Path | None = None) -> ModuleSpec:
     m = _SPEC.match(spec.strip())
     if not m or not m.group("name"):
         raise ModuleError(f"cannot read module name {spec!r} (expected NAME, NAME[shift] or a .json path)")
-    basis = m.group("basis")
-    if basis is not None and basis != "milnor":
-        raise ModuleError(f"{spec}: only the Milnor basis is supported (got @{basis}); drop the @{basis}")
+    basis = m.group("basis") or "milnor"
+    if basis not in ("milnor", "adem"):
+        raise ModuleError(f"{spec}: unknown basis @{basis} (use @milnor or @adem)")
     path = find_module_file(m.group("name"), cwd)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -70,4 +73,4 @@ def read_spec(spec: str, cwd: Path | None = None) -> ModuleSpec:
         raise ModuleError(f"{path}: expected a JSON object at the top level")
     shift = int(m.group("shift") or 0)
     name = Path(m.group("name")).stem if m.group("name").endswith(".json") else m.group("name")
-    return ModuleSpec(name=name, shift=shift, path=path, data=data)
+    return ModuleSpec(name=name, shift=shift, path=path, data=data, basis=basis)

@@ -6,12 +6,14 @@ JSON and returned behind the common interface of algebra.module.
 from __future__ import annotations
 
 from algebra.fd_module import fd_module
+from algebra.fp_module import FP_TYPE, fp_module
 from algebra.module import Module
 from algebra.module_json import ModuleError, ModuleSpec, read_spec
 from algebra.profile import Profile
+from algebra.rp_module import RP_TYPE, rp_module
 
 FD_TYPE = "finite dimensional module"
-KINDS = {FD_TYPE: fd_module}
+KINDS = {FD_TYPE: fd_module, FP_TYPE: fp_module, RP_TYPE: rp_module}
 
 
 def load_module(spec: str) -> Module:
@@ -29,9 +31,6 @@ def module_from_spec(spec: ModuleSpec) -> Module:
     if build is None:
         known = " or ".join(repr(k) for k in KINDS)
         raise ModuleError(f"{where}: module type {kind!r} is not supported yet (only {known})")
-    bases = data.get("algebra", ["milnor"])
-    if "milnor" not in bases:
-        raise ModuleError(f"{where}: this module is defined only over the {bases} basis; nassau uses the Milnor basis")
     try:
         profile = Profile.from_json(data.get("profile"))
     except (TypeError, ValueError) as exc:

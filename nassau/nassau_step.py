@@ -29,6 +29,8 @@ def nassau_qualifies(module: Module) -> str:
         return f"it is a module over {module.profile.describe()}, not over the whole Steenrod algebra"
     if getattr(module, "cofiber", None) is not None:
         return "it is defined as a cofiber"
+    if module.max_degree is None:
+        return "it is infinite, and the algorithm's vanishing line is measured from a top cell"
     return ""
 
 

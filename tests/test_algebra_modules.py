@@ -78,7 +78,8 @@ def fd(gens: dict, actions: list) -> dict:
     (fd({"x0": 0, "x2": 2, "x4": 4}, ["Sq2 x0 = x2", "Sq2 x2 = x4"]), "Sq2 Sq2"),
     (fd({"x0": 0, "x3": 3}, ["Sq3 x0 = x3"]), "not a generator"),
     ({"p": 3, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}, "p = 3 is not supported"),
-    ({"p": 2, "type": "finitely presented module", "gens": {"x0": 0}}, "not supported yet"),
+    ({"p": 2, "type": "finitely presented module", "gens": {"x0": 0}}, "needs 'milnor_relations'"),
+    ({"p": 2, "type": "cw complex", "gens": {"x0": 0}}, "not supported yet"),
     (fd({}, []), "nonempty"),
 ])
 def test_bad_module_files_name_the_problem(tmp_path: Path, body: object, message: str) -> None:
@@ -98,5 +99,5 @@ def test_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_module("Ceta").max_degree == 4
     with pytest.raises(ModuleError, match="unknown module 'Nope'"):
         load_module("Nope")
-    with pytest.raises(ModuleError, match="only the Milnor basis"):
-        load_module("S_2@adem")
+    with pytest.raises(ModuleError, match="unknown basis @serre"):
+        load_module("S_2@serre")

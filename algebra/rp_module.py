@@ -1,0 +1,108 @@
+"""Stunted real projective spaces H^*(RP_min^max) = span{x^k : min <= k <= max} (REFERENCE-MODULES 2).
+
+The action comes from the coaction x -> sum x^(2^i) (x) xi_i raised to the k-th power: P(R) x^k is
+x^(k+|R|) times the multinomial coefficient (k; k - |R|, r1, r2, ...) mod 2, which is 1 exactly when the
+entries have disjoint binary digits. Negative k use the binomial identity binom(k, i) = binom(-k+i-1, i),
+which turns the list into (-k-1, r1, r2, ...). `max` absent means infinite: nothing is ever truncated,
+each degree is one cell or none, and tables are computed only for the degrees a run asks for.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from algebra.milnor_basis import MilnorBasis
+from algebra.module import identity_table
+from algebra.module_json import ModuleError, ModuleSpec
+from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN
+from algebra.profile import Profile
+
+RP_TYPE = "real projective space"
+#: clear_bottom removes these cells above the (raised) bottom: the A(2)-submodule the cells below generate.
+CLEARED_ABOVE_BOTTOM = (1, 2, 3, 5, 9)
+
+
+def rp_coefficient(k: int, r: tuple[int, ...]) -> int:
+    """The coefficient of x^(k+|R|) in P(R) x^k."""
+    total = sum(r)
+    first = k - total if k >= 0 else -k - 1
+    if first < 0 or (k == 0 and total):
+        return 0
+    seen = first
+    for ri in r:
+        if seen & ri:
+            return 0
+        seen |= ri
+    return 1
+
+
+class RealProjectiveSpace:
+    def __init__(self, name: str, profile: Profile, bottom: int, top: int | None, shift: int,
+                 cleared: frozenset[int], source: str) -> None:
+        self.name = name
+        self.profile = profile
+        self.algebra = MilnorBasis(profile)
+        self.source = source
+        self.bottom, self.top, self.shift, self.cleared = bottom, top, shift, cleared
+        self._lock = threading.Lock()
+        self._tables: dict[tuple[int, int], np.ndarray | None] = {}
+
+    @property
+    def min_degree(self) -> int:
+        return self.bottom + self.shift
+
+    @property
+    def max_degree(self) -> int | None:
+        return None if self.top is None else self.top + self.shift
+
+    def _has_cell(self, k: int) -> bool:
+        return k >= self.bottom and (self.top is None or k <= self.top) and k not in self.cleared
+
+    def dimension(self, d: int) -> int:
+        return int(self._has_cell(d - self.shift))
+
+    def basis_name(self, d: int, i: int) -> str:
+        return f"x^{{{d - self.shift}}}"
+
+    def action_table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
+        if op_deg == 0:
+            return identity_table(self.dimension(in_deg))
+        if not (self.dimension(in_deg) and self.dimension(in_deg + op_deg)):
+            return None
+        key = (op_deg, in_deg)
+        with self._lock:
+            if key not in self._tables:
+                k = in_deg - self.shift
+                words = self.algebra.words(op_deg)
+                column = np.array([rp_coefficient(k, _exponents(int(w))) for w in words], dtype=np.uint8)
+                self._tables[key] = column.reshape(-1, 1, 1) if column.any() else None
+            return self._tables[key]
+
+
+def _exponents(word: int) -> tuple[int, ...]:
+    return tuple((word >> int(FIELD_SHIFT[i])) & int(FIELD_MASK[i]) for i in range(MAX_LEN))
+
+
+def rp_module(spec: ModuleSpec, profile: Profile, shift: int) -> RealProjectiveSpace:
+    """A "real projective space" file: `min`, optional `max`, optional `clear_bottom`."""
+    data, where = spec.data, str(spec.path)
+    bottom = data.get("min")
+    top = data.get("max")
+    for what, value in (("min", bottom), ("max", top)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ModuleError(f"{where}: '{what}' must be an integer, got {value!r}")
+    if bottom is None:
+        raise ModuleError(f"{where}: a real projective space needs an integer 'min'")
+    if top is not None and top < bottom:
+        raise ModuleError(f"{where}: max {top} is below min {bottom}; the module would be empty")
+    clear = data.get("clear_bottom", False)
+    if not isinstance(clear, bool):
+        raise ModuleError(f"{where}: 'clear_bottom' must be true or false, got {clear!r}")
+    cleared: frozenset[int] = frozenset()
+    if clear:
+        bottom += (-(bottom + 1)) % 8
+        cleared = frozenset(bottom + c for c in CLEARED_ABOVE_BOTTOM)
+        if top is not None and top < bottom:
+            raise ModuleError(f"{where}: clear_bottom raises min to {bottom}, above max {top}")
+    return RealProjectiveSpace(spec.display, profile, bottom, top, shift, cleared, where)
