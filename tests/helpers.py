@@ -1,12 +1,15 @@
 """Shared test helpers: golden files and running the engine or the CLI."""
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 from algebra.module_loader import load_module
+from nassau.cli import main
 from nassau.engine import resolve
 from nassau.region import Region
 from nassau.resolution import Resolution
@@ -30,8 +33,23 @@ def dims_in(res: Resolution, region: Region) -> dict[tuple[int, int], int]:
     return {b: k for b, k in res.dims().items() if region.contains(*b)}
 
 
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """`nassau ARGS` in this process (no interpreter start-up, warm kernels): exit status, stdout and stderr bytes.
+
+    Use `cli` only where a test needs a process of its own (signals, the `python -m nassau` entry point).
+    """
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse: --help and usage errors
+            code = 0 if exc.code is None else exc.code if isinstance(exc.code, int) else 1
+    out.flush()
+    return subprocess.CompletedProcess(["nassau", *args], code, out.buffer.getvalue(), err.getvalue().encode())
+
+
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `python -m nassau ARGS` and capture its output."""
+    """Run `python -m nassau ARGS` in a child process and capture its output."""
     full_env = dict(os.environ, **(env or {}))
     return subprocess.run([sys.executable, "-m", "nassau", *args], capture_output=True, cwd=cwd, env=full_env,
                           timeout=timeout)

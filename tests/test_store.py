@@ -1,8 +1,14 @@
-"""The save directory: resume after a kill, detect damage, refuse foreign directories, never trust a bad file."""
+"""The save directory: resume after a kill, detect damage, refuse foreign directories, never trust a bad file.
+
+The CLI runs in this process (tests.helpers.run_cli) except where a test needs a process to kill or interrupt.
+Every test damages its own copy of one save directory computed once for the module.
+"""
 from __future__ import annotations
 
 import json
+import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -10,135 +16,173 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import cli
+from nassau.store import MAGIC
+from tests.helpers import run_cli
 
 ARGS = ["resolve", "S_2", "--stem", "36", "--max-s", "10"]
+DIGEST = 16  # bytes of BLAKE2b at the end of a bidegree file
 
 
 @pytest.fixture(scope="module")
 def clean_chart() -> bytes:
-    out = cli(*ARGS, "--quiet")
+    out = run_cli(*ARGS, "--quiet")
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+@pytest.fixture(scope="module")
+def standard_save(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished save directory of ARGS by the standard algorithm (tests change only copies of it)."""
+    save = tmp_path_factory.mktemp("standard") / "save"
+    out = run_cli(*ARGS, "--algorithm", "standard", "--save-dir", str(save), "--quiet")
+    assert out.returncode == 0, out.stderr
+    return save
+
+
+@pytest.fixture
+def saved(tmp_path: Path, standard_save: Path) -> Path:
+    save = tmp_path / "save"
+    shutil.copytree(standard_save, save)
+    return save
 
 
 def files(save: Path) -> list[Path]:
     return sorted((save / "bidegrees").glob("*.bin"))
 
 
+def _default_sigint() -> None:
+    """Run in the child before exec: a shell's background job (or nohup) ignores SIGINT, and a Python started
+    with SIGINT ignored installs no KeyboardInterrupt handler, so Ctrl-C must be reset to reach the CLI."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "nassau", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=_default_sigint)
+
+
+def _wait_for_files(proc: subprocess.Popen, save: Path, count: int) -> None:
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and (not save.exists() or len(files(save)) < count):
+        time.sleep(0.01)
+
+
 @pytest.mark.parametrize("algorithm", ["standard", "nassau"])
 def test_sigkill_then_resume_gives_the_same_chart(tmp_path: Path, clean_chart: bytes, algorithm: str) -> None:
     save = tmp_path / "save"
-    proc = subprocess.Popen([sys.executable, "-m", "nassau", *ARGS, "--algorithm", algorithm, "--threads", "2",
-                             "--save-dir", str(save), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and (not save.exists() or len(files(save)) < 60):
-        time.sleep(0.01)
+    proc = _start(*ARGS, "--algorithm", algorithm, "--threads", "2", "--save-dir", str(save), "--quiet")
+    _wait_for_files(proc, save, 60)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    proc.communicate()
     partial = len(files(save))
     assert 60 <= partial < 11 * 37, "the kill should land partway through"
-    again = cli(*ARGS, "--algorithm", algorithm, "--save-dir", str(save))
+    again = run_cli(*ARGS, "--algorithm", algorithm, "--save-dir", str(save))
     assert again.returncode == 0, again.stderr
     assert again.stdout == clean_chart
     loaded = int(again.stderr.decode().split(" bidegrees loaded")[0].rsplit(" ", 1)[1])
     assert loaded >= partial - 4  # at most the files being written at the kill are lost
     # A third run computes nothing: everything is loaded.
-    third = cli(*ARGS, "--algorithm", algorithm, "--save-dir", str(save))
+    third = run_cli(*ARGS, "--algorithm", algorithm, "--save-dir", str(save))
     assert third.stdout == clean_chart and f"{len(files(save))} bidegrees loaded" in third.stderr.decode()
 
 
-def _saved(tmp_path: Path, *extra: str) -> Path:
-    save = tmp_path / "save"
-    out = cli(*ARGS, "--algorithm", "standard", "--save-dir", str(save), "--quiet", *extra)
-    assert out.returncode == 0, out.stderr
-    return save
+def _header_end(blob: bytes) -> int:
+    """Offset of the first payload byte: magic, format and header length (two uint32), the JSON header."""
+    return len(MAGIC) + 8 + struct.unpack_from("<I", blob, len(MAGIC) + 4)[0]
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage"])
-def test_damaged_file_is_caught_and_recomputed(tmp_path: Path, clean_chart: bytes, damage: str) -> None:
-    save = _saved(tmp_path)
-    victim = save / "bidegrees" / "3_20.bin"
+@pytest.mark.parametrize("damage", ["header byte", "truncate", "garbage"])
+def test_damaged_file_is_caught_and_recomputed(saved: Path, clean_chart: bytes, damage: str) -> None:
+    victim = saved / "bidegrees" / "3_20.bin"
     data = bytearray(victim.read_bytes())
-    if damage == "flip":
-        data[len(data) // 2] ^= 0x10
+    if damage == "header byte":
+        data[(len(MAGIC) + 8 + _header_end(data)) // 2] ^= 0x10
     elif damage == "truncate":
         data = data[: len(data) - 9]
     else:
         data = bytearray(b"hello")
     victim.write_bytes(bytes(data))
-    out = cli(*ARGS, "--algorithm", "standard", "--save-dir", str(save))
+    out = run_cli(*ARGS, "--algorithm", "standard", "--save-dir", str(saved))
     assert out.returncode == 0
     assert out.stdout == clean_chart
     assert f"save file {victim} is unusable" in out.stderr.decode()
-    assert (save / "bidegrees" / "3_20.corrupt").exists()
+    assert (saved / "bidegrees" / "3_20.corrupt").exists()
     assert victim.exists()  # recomputed and written again
 
 
-def test_foreign_file_is_not_trusted(tmp_path: Path, clean_chart: bytes) -> None:
-    save = _saved(tmp_path)
+def test_the_checksum_refuses_flipped_payload_bytes(saved: Path) -> None:
+    """A flipped bit in the rows, or in the digest itself, passes every other check: the checksum must refuse it."""
+    victim = max(files(saved), key=lambda p: p.stat().st_size)
+    good = victim.read_bytes()
+    start, end = _header_end(good), len(good) - DIGEST
+    assert end - start >= 64, "the victim must hold rows"
+    for pos in (start, (start + end) // 2, end - 1, len(good) - 1):
+        bad = bytearray(good)
+        bad[pos] ^= 0x01
+        victim.write_bytes(bytes(bad))
+        out = run_cli("chart", str(saved), "--quiet")
+        err = out.stderr.decode()
+        assert f"save file {victim} is unusable (checksum mismatch" in err, (pos, err)
+        assert out.returncode == 2, "the refused bidegree leaves the run unfinished"
+
+
+def test_foreign_file_is_not_trusted(tmp_path: Path, saved: Path, clean_chart: bytes) -> None:
     other = tmp_path / "other"
-    assert cli("resolve", "C2", "--stem", "36", "--max-s", "10", "--algorithm", "standard", "--save-dir", str(other),
-               "--quiet").returncode == 0
-    (save / "bidegrees" / "2_12.bin").write_bytes((other / "bidegrees" / "2_12.bin").read_bytes())
-    out = cli(*ARGS, "--algorithm", "standard", "--save-dir", str(save))
+    assert run_cli("resolve", "C2", "--stem", "10", "--max-s", "2", "--algorithm", "standard", "--save-dir",
+                   str(other), "--quiet").returncode == 0
+    (saved / "bidegrees" / "2_12.bin").write_bytes((other / "bidegrees" / "2_12.bin").read_bytes())
+    out = run_cli(*ARGS, "--algorithm", "standard", "--save-dir", str(saved))
     assert out.returncode == 0 and out.stdout == clean_chart
     assert "a foreign file" in out.stderr.decode()
 
 
-def test_directory_of_another_module_or_algorithm_is_refused(tmp_path: Path) -> None:
-    save = _saved(tmp_path)
-    before = {p.name: p.read_bytes() for p in files(save)}
+def test_directory_of_another_module_or_algorithm_is_refused(saved: Path) -> None:
+    before = {p.name: p.read_bytes() for p in files(saved)}
     for args in (["resolve", "C2", "--stem", "36"], [*ARGS, "--algorithm", "nassau"]):
-        out = cli(*args, "--save-dir", str(save))
+        out = run_cli(*args, "--save-dir", str(saved))
         assert out.returncode == 2
         err = out.stderr.decode()
-        assert err.startswith("nassau: error: save directory") and "refusing" in err and "Traceback" not in err
-    assert {p.name: p.read_bytes() for p in files(save)} == before
+        assert err.startswith("nassau: error: save directory") and "refusing" in err
+    assert {p.name: p.read_bytes() for p in files(saved)} == before
 
 
-def test_corrupt_manifest_is_refused(tmp_path: Path) -> None:
-    save = _saved(tmp_path)
-    (save / "nassau-save.json").write_text("{broken")
-    out = cli(*ARGS, "--algorithm", "standard", "--save-dir", str(save))
+def test_corrupt_manifest_is_refused(saved: Path) -> None:
+    (saved / "nassau-save.json").write_text("{broken")
+    out = run_cli(*ARGS, "--algorithm", "standard", "--save-dir", str(saved))
     assert out.returncode == 2 and "is corrupt" in out.stderr.decode()
 
 
-def test_larger_run_resumes_and_computes_only_what_is_missing(tmp_path: Path) -> None:
-    save = _saved(tmp_path)
-    small = len(files(save))
-    out = cli("resolve", "S_2", "--stem", "40", "--max-s", "10", "--algorithm", "standard", "--save-dir", str(save))
+def test_larger_run_resumes_and_computes_only_what_is_missing(saved: Path) -> None:
+    small = len(files(saved))
+    out = run_cli("resolve", "S_2", "--stem", "40", "--max-s", "10", "--algorithm", "standard", "--save-dir",
+                  str(saved))
     assert out.returncode == 0
     assert f"{small} bidegrees loaded" in out.stderr.decode()
-    fresh = cli("resolve", "S_2", "--stem", "40", "--max-s", "10", "--quiet")
+    fresh = run_cli("resolve", "S_2", "--stem", "40", "--max-s", "10", "--quiet")
     assert out.stdout == fresh.stdout
 
 
-def test_chart_from_save_dir_without_recomputing(tmp_path: Path, clean_chart: bytes) -> None:
-    save = _saved(tmp_path)
+def test_chart_from_save_dir_without_recomputing(tmp_path: Path, saved: Path, clean_chart: bytes) -> None:
     svg = tmp_path / "c.svg"
-    out = cli("chart", str(save), "--svg", str(svg), "--json", str(tmp_path / "c.json"))
+    out = run_cli("chart", str(saved), "--svg", str(svg), "--json", str(tmp_path / "c.json"))
     assert out.returncode == 0, out.stderr
     assert out.stdout == clean_chart
     assert svg.read_text().count("<circle") > 50
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["module"] == "S_2" and data["algorithm"] == "standard"
     # An unfinished run is reported with the command that finishes it.
-    (save / "bidegrees" / "5_30.bin").unlink()
-    out = cli("chart", str(save))
+    (saved / "bidegrees" / "5_30.bin").unlink()
+    out = run_cli("chart", str(saved))
     assert out.returncode == 2 and "--save-dir" in out.stderr.decode()
 
 
 def test_ctrl_c_exits_cleanly_and_keeps_the_save(tmp_path: Path) -> None:
     save = tmp_path / "save"
-    proc = subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", "60", "--save-dir", str(save),
-                             "--json", str(tmp_path / "out.json")], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.time() + 120
-    while time.time() < deadline and (not save.exists() or len(files(save)) < 30):
-        time.sleep(0.01)
+    proc = _start("resolve", "S_2", "--stem", "60", "--save-dir", str(save), "--json", str(tmp_path / "out.json"))
+    _wait_for_files(proc, save, 30)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err.decode()[-2000:]
     assert b"Traceback" not in err and b"interrupted" in err
     assert not (tmp_path / "out.json").exists()
     assert not [p for p in (save / "bidegrees").iterdir() if ".tmp" in p.name]
