@@ -1,4 +1,5 @@
-"""The command line: help before any work, clear one-line errors with status 2, the JSON export, threads."""
+"""The command line: help before any work, clear one-line errors with status 2, every output and subcommand,
+threads. It runs in this process (tests.helpers.run_cli); test_resolve_charts runs `python -m nassau` once."""
 from __future__ import annotations
 
 import json
@@ -6,12 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import cli
+from charts.seqsee import to_seqsee
+from charts.svg import parse_svg
+from tests.helpers import golden, run_cli
+from tests.test_charts_svg import drawing
 
 
 def test_help_answers() -> None:
     for args in (["--help"], ["resolve", "--help"], ["products", "--help"], ["chart", "--help"]):
-        out = cli(*args)
+        out = run_cli(*args)
         assert out.returncode == 0 and b"usage: nassau" in out.stdout
 
 
@@ -36,23 +40,23 @@ def _one_line_error(out, needle: str) -> None:
     (["resolve", "S_2", "--stem", "10", "--svg", "/"], "is a directory"),
 ])
 def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
-    _one_line_error(cli(*args), needle)
+    _one_line_error(run_cli(*args), needle)
 
 
 def test_malformed_module_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text('{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [')
-    _one_line_error(cli("resolve", str(bad), "--stem", "5"), f"{bad}: malformed JSON")
+    _one_line_error(run_cli("resolve", str(bad), "--stem", "5"), f"{bad}: malformed JSON")
 
 
 def test_argument_errors_exit_2() -> None:
-    out = cli("resolve", "S_2")
+    out = run_cli("resolve", "S_2")
     assert out.returncode == 2 and b"--stem" in out.stderr and b"Traceback" not in out.stderr
 
 
 def test_json_export(tmp_path: Path) -> None:
     path = tmp_path / "chart.json"
-    out = cli("resolve", "S_2", "--stem", "20", "--max-s", "8", "--json", str(path), "--quiet")
+    out = run_cli("resolve", "S_2", "--stem", "20", "--max-s", "8", "--json", str(path), "--quiet")
     assert out.returncode == 0, out.stderr
     data = json.loads(path.read_text())
     assert {k: data[k] for k in ("module", "prime", "algorithm", "max_stem", "max_s")} == {
@@ -65,10 +69,10 @@ def test_json_export(tmp_path: Path) -> None:
 
 
 def test_summary_line_when_not_a_terminal() -> None:
-    out = cli("resolve", "C2", "--stem", "12")
+    out = run_cli("resolve", "C2", "--stem", "12")
     lines = out.stderr.decode().strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("C2:") and " s" in lines[0]
-    assert cli("resolve", "C2", "--stem", "12", "--quiet").stderr == b""
+    assert run_cli("resolve", "C2", "--stem", "12", "--quiet").stderr == b""
 
 
 @pytest.mark.parametrize("algorithm", ["standard", "nassau"])
@@ -76,9 +80,34 @@ def test_threads_do_not_change_any_output(tmp_path: Path, algorithm: str) -> Non
     results = []
     for k in (1, 2):
         save = tmp_path / f"save{k}"
-        out = cli("resolve", "Joker", "--stem", "32", "--max-s", "10", "--algorithm", algorithm, "--threads", str(k),
-                  "--json", str(tmp_path / f"c{k}.json"), "--save-dir", str(save), "--quiet")
+        out = run_cli("resolve", "Joker", "--stem", "32", "--max-s", "10", "--algorithm", algorithm, "--threads",
+                      str(k), "--json", str(tmp_path / f"c{k}.json"), "--save-dir", str(save), "--quiet")
         assert out.returncode == 0, out.stderr
         saved = {p.name: p.read_bytes() for p in (save / "bidegrees").glob("*.bin")}
         results.append((out.stdout, (tmp_path / f"c{k}.json").read_bytes(), saved))
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("algorithm", ["standard", "nassau"])
+def test_products_print_the_references_filtration_one(algorithm: str) -> None:
+    out = run_cli("products", "S_2", "--stem", "10", "--max-s", "5", "--algorithm", algorithm, "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode() == golden(f"filtration_one-S_2{'-nassau' if algorithm == 'nassau' else ''}")
+
+
+def test_max_t_computes_the_rectangle() -> None:
+    out = run_cli("resolve", "S_2", "--max-t", "30", "--max-s", "11", "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode() == golden("resolve-S_2-nassau")
+
+
+def test_svg_and_seqsee_draw_the_references_chart(tmp_path: Path) -> None:
+    svg, seqsee = tmp_path / "c.svg", tmp_path / "c.json"
+    out = run_cli("resolve", "S_2", "--stem", "20", "--max-s", "8", "--svg", str(svg), "--seqsee", str(seqsee),
+                  "--quiet")
+    assert out.returncode == 0, out.stderr
+    reference = golden("chart")  # sseq's SVG of S_2 through stem 20, s <= 8
+    assert drawing(svg.read_text()) == drawing(reference)
+    doc, expected = json.loads(seqsee.read_text()), to_seqsee(parse_svg(reference, "S_2"))
+    assert (doc["nodes"], doc["edges"], doc["header"]["chart"]) == (expected["nodes"], expected["edges"],
+                                                                     expected["header"]["chart"])

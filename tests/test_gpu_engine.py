@@ -7,7 +7,7 @@ from algebra import products
 from charts.text import text_chart
 from gpu import counters, device
 from nassau.chart_data import build_chart
-from tests.helpers import cli, golden, run_engine
+from tests.helpers import cli, golden, run_cli, run_engine
 from tests.test_gpu_support import emulated, gpu_env, twin_device  # noqa: F401  (fixtures)
 
 
@@ -30,16 +30,18 @@ def test_small_batches_stay_on_the_cpu(gpu_env) -> None:  # noqa: F811
     assert products.COUNTERS["device_batches"] == before
 
 
-def test_required_gpu_missing_is_one_line_and_status_2() -> None:
-    out = cli("resolve", "S_2", "--stem", "10", env={"NASSAU_GPU": "1"})
+def test_required_gpu_missing_is_one_line_and_status_2(gpu_env) -> None:  # noqa: F811
+    gpu_env(mode=1)
+    out = run_cli("resolve", "S_2", "--stem", "10")
     err = out.stderr.decode()
     if out.returncode == 0:
         pytest.skip("a GPU answered on this machine")
     assert out.returncode == 2 and err.startswith("nassau: error: NASSAU_GPU=1") and len(err.splitlines()) == 1
 
 
-def test_bad_gpu_knob_is_one_line() -> None:
-    out = cli("resolve", "S_2", "--stem", "10", env={"NASSAU_GPU_BLOCK_MB": "lots"})
+def test_bad_gpu_knob_is_one_line(gpu_env) -> None:  # noqa: F811
+    gpu_env(block_mb="lots")
+    out = run_cli("resolve", "S_2", "--stem", "10")
     err = out.stderr.decode()
     assert out.returncode == 2 and "NASSAU_GPU_BLOCK_MB" in err and len(err.splitlines()) == 1
 
