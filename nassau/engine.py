@@ -10,6 +10,7 @@ from typing import Callable, Protocol
 
 from algebra.module import Module
 from gpu import trace
+from nassau.cofiber import CofiberSpec, Truncation, share_below
 from nassau.nassau_step import nassau_qualifies, step_nassau
 from nassau.region import Region
 from nassau.resolution import Resolution
@@ -40,12 +41,6 @@ def choose_algorithm(module: Module, requested: str) -> str:
     return requested
 
 
-def check_supported(module: Module) -> None:
-    if getattr(module, "cofiber", None) is not None:
-        raise EngineError(f"{module.name} is defined as a cofiber ({module.source}); resolving cofibers of "
-                          "chain maps is not supported yet")
-
-
 def dependencies(algorithm: str) -> Callable[[int, int], list[tuple[int, int]]]:
     def strict(s: int, t: int) -> list[tuple[int, int]]:
         return [(s, t - 1), (s - 1, t)]
@@ -60,7 +55,9 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
             store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
             res: Resolution | None = None) -> Resolution:
     """Compute every bidegree of the region not already present; returns the resolution."""
-    check_supported(module)
+    cofiber = CofiberSpec.read(module)
+    if cofiber is not None and region.max_s >= cofiber.s:
+        return _resolve_cofiber(module, cofiber, region, threads, store, on_done)
     res = Resolution(module) if res is None else res
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     if store is not None:
@@ -79,4 +76,43 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
 
     jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
     run_jobs(jobs, dependencies(algorithm), work, threads, on_done)
+    return res
+
+
+def _resolve_cofiber(module: Module, spec: CofiberSpec, region: Region, threads: int, store: Store | None,
+                     on_done: Callable[[int, int], None] | None) -> Resolution:
+    """M's resolution through filtration S + 1, then the cofiber's own from filtration S (nassau.cofiber).
+
+    Only the shared rows s < S and the cofiber's rows are saved; M's rows S and S + 1 are recomputed."""
+    base = Resolution(module)
+    jobs = spec.base_jobs(module, region)
+    base.algebra.extend(max(t for _, t in jobs) - module.min_degree + 1)
+    if store is not None:
+        store.load_into(base, below=spec.s)
+
+    def base_work(s: int, t: int) -> None:
+        with trace.working_on(s, t):
+            step_standard(base, s, t)
+        if s < spec.s and store is not None:
+            store.save(base, s, t)
+
+    def base_done(s: int, t: int) -> None:
+        if on_done is not None and s < spec.s and region.contains(s, t):
+            on_done(s, t)
+
+    run_jobs([b for b in jobs if not base.is_done(*b)], dependencies("standard"), base_work, threads, base_done)
+    cut = Truncation(base, spec)
+    cut.check_cocycle()
+    res = share_below(base, cut)
+    if store is not None:
+        store.load_into(res)
+
+    def work(s: int, t: int) -> None:
+        with trace.working_on(s, t):
+            step_standard(res, s, t, keep_kernel=region.contains(s + 1, t))
+        if store is not None:
+            store.save(res, s, t)
+
+    rows = [b for b in region.bidegrees() if b[0] >= spec.s and not res.is_done(*b)]
+    run_jobs(rows, dependencies("standard"), work, threads, on_done)
     return res

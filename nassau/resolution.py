@@ -30,6 +30,9 @@ class Resolution:
         self.kernels: dict[tuple[int, int], Subspace] = {}
         #: (s, t) -> number of generators added there (dim Ext^{s,t}); present once (s, t) is done.
         self.new_gens: dict[tuple[int, int], int] = {}
+        #: For a cofiber (nassau.cofiber): the filtration s whose generators cover a given submodule N of
+        #: F_{s-1} instead of ker d_{s-1}, and that N degree by degree.
+        self.truncation = None
 
     # -- structure ------------------------------------------------------------------------------------
     def free(self, s: int) -> FreeModule:

@@ -74,6 +74,14 @@ def kernel_of(res: Resolution, s: int, t: int) -> Subspace:
     return reduce_with_identity(d, target.dimension(t, target_ngens))[1]
 
 
+def cycles(res: Resolution, s: int, t: int) -> Subspace:
+    """What F_s must cover in degree t: ker d_{s-1} (ker epsilon for s = 1), or a cofiber's N at its cut."""
+    cut = res.truncation
+    if cut is not None and s == cut.s:
+        return cut.cycles(t)
+    return kernel_of(res, s - 1, t)
+
+
 def step0(res: Resolution, t: int, keep_kernel: bool = True) -> int:
     """(0, t): make F_0 -> M onto in degree t."""
     f0 = res.free(0)
@@ -106,7 +114,7 @@ def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> 
     image_pivots, kernel = reduce_with_identity(d, ncols)
     if keep_kernel:
         res.set_kernel(s, t, kernel)
-    desired = kernel_of(res, s - 1, t)
+    desired = cycles(res, s, t)
     fresh = ~np.isin(desired.pivots, image_pivots)
     outputs = pad_columns(desired.basis[fresh], ncols)
     res.add_generators(s, t, outputs, target_ngens)

@@ -154,8 +154,9 @@ class SaveDir:
         return header, rows
 
     # -- resume ---------------------------------------------------------------------------------------
-    def load_into(self, res: Resolution) -> int:
-        """Add every saved bidegree that extends what is loaded; returns how many were loaded.
+    def load_into(self, res: Resolution, below: int | None = None) -> int:
+        """Add every saved bidegree that extends what is loaded (only rows s < below, if given); returns how
+        many were loaded.
 
         Rows are loaded in t order, each only after its predecessor in the row, and only when the module
         below already has the generators its differentials name; anything else is recomputed by the run.
@@ -172,6 +173,8 @@ class SaveDir:
             found.append((t, s))
         loaded = 0
         for t, s in sorted(found):
+            if (below is not None and s >= below) or res.is_done(s, t):
+                continue
             if t - 1 >= res.min_degree + s and not res.is_done(s, t - 1):
                 continue
             path = self._file(s, t)
