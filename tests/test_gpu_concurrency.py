@@ -16,12 +16,25 @@ TIMEOUT = 10
 
 
 def run_threads(targets: list) -> None:
-    threads = [threading.Thread(target=t, daemon=True) for t in targets]
+    """Run each target on a thread of its own and wait for all; every thread's exception is raised here."""
+    errors: list[BaseException] = []
+
+    def guarded(target):
+        def run() -> None:
+            try:
+                target()
+            except BaseException as exc:  # noqa: BLE001 - raised in the test below
+                errors.append(exc)
+        return run
+
+    threads = [threading.Thread(target=guarded(t), daemon=True) for t in targets]
     for t in threads:
         t.start()
     for t in threads:
         t.join(TIMEOUT)
         assert not t.is_alive(), "a thread did not finish: deadlock?"
+    if errors:
+        raise ExceptionGroup(f"{len(errors)} of {len(threads)} threads raised", errors)
 
 
 def wait_until(predicate, what: str) -> None:
