@@ -77,8 +77,9 @@ def test_split_launches_give_the_same_bits(gpu_env, emulated: dict, rng: np.rand
     expected = batch.zeros()
     batch.admissible(expected)
     monkeypatch.setattr(marshal, "MAX_THREADS", 97)  # rows are cut between launches too
-    threads = int(marshal.prefix(marshal.row_threads(batch.row_terms, batch.term_start,
-                                                     batch.count[batch.row_slot], marshal.GROUP))[-1])
+    # Counted here, not by marshal: a thread per term and group of GROUP admissible matrices of the row's R.
+    threads = sum(int(batch.term_start[lst + 1] - batch.term_start[lst]) * -(-int(batch.count[slot]) // marshal.GROUP)
+                  for lst, slot in zip(batch.row_terms, batch.row_slot))
     for dev in stand_ins(emulated):
         counters.reset()
         assert np.array_equal(run_entry(dev, batch), expected), dev.name

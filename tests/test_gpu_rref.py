@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fp.m4ri import row_reduce
-from fp.packed import random_matrix, words
+from fp.packed import from_bool, random_matrix, to_bool, words
 from gpu import counters, device, rref, trace
 from gpu.device import HostDevice
 from gpu.errors import GpuVerifyError
@@ -50,6 +50,24 @@ def test_duplicate_and_zero_rows(on_host, rng: np.random.Generator) -> None:
     expected = a.copy()
     pivots = row_reduce(expected, 150)
     assert np.array_equal(rref.try_row_reduce(a, 150), pivots) and np.array_equal(a, expected)
+
+
+def test_pivots_after_the_first_check(gpu_env, emulated: dict, rng: np.random.Generator) -> None:
+    """More panels than rref.CHECK_EVERY, the rank below the row count and pivots past the first check: the panel
+    loop must run to the last panel (it may stop early only once every row holds a pivot)."""
+    gpu_env(mode=1, rref_min=1)
+    device.install(HostDevice(emulated, block_threads=32))
+    ncols = 64 * (rref.CHECK_EVERY + 3)
+    bits = np.zeros((60, ncols), dtype=bool)
+    bits[:20] = rng.random((20, ncols)) < 0.5
+    bits[20:, -150:] = to_bool(random_rank(rng, 40, 150, 30), 150)  # rank 30: ten rows never get a pivot
+    a = from_bool(bits)
+    expected = a.copy()
+    expected_pivots = row_reduce(expected, ncols)
+    assert expected_pivots[-1] >= 64 * rref.CHECK_EVERY
+    pivots = rref.try_row_reduce(a, ncols)
+    assert np.array_equal(pivots, expected_pivots)
+    assert np.array_equal(a, expected)
 
 
 def test_counts_one_device_reduction(on_host, rng: np.random.Generator) -> None:
