@@ -3,6 +3,9 @@
 Each generator's image d(g) is kept as a term list (P(S), target generator h), so a matrix row
 P(R) g is the sum of P(R) P(S) placed in h's block. A matrix build turns a whole set of rows into one
 ProductBatch and makes one compiled call, whatever the number of rows or products.
+
+A map may lower degrees by a fixed `shift` (F_t -> G_{t - shift}): differentials have shift 0, the maps of
+a lifted chain map the internal degree of the class they lift.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import numpy as np
 
 from algebra.free_module import FreeModule
 from algebra.products import ProductBatch, run_batch
+from fp import gather_columns, gf2_matmul
 
 
 def words(ncols: int) -> int:
@@ -19,9 +23,10 @@ def words(ncols: int) -> int:
 
 
 class FreeMap:
-    def __init__(self, source: FreeModule, target: FreeModule) -> None:
+    def __init__(self, source: FreeModule, target: FreeModule, shift: int = 0) -> None:
         self.source = source
         self.target = target
+        self.shift = shift
         self._lock = threading.Lock()
         # Flat term lists: generator k's terms are term_start[k]:term_start[k+1].
         self.term_start = np.zeros(1, dtype=np.int64)
@@ -36,14 +41,15 @@ class FreeMap:
         return len(self._outputs)
 
     def output(self, gen: int) -> tuple[np.ndarray, int]:
-        """d(gen) as a packed vector over the target basis in degree deg(gen), and how many target generators
-        that basis spans."""
+        """d(gen) as a packed vector over the target basis in degree deg(gen) - shift, and how many target
+        generators that basis spans."""
         return self._outputs[gen], self._output_ngens[gen]
 
     def add_outputs(self, degree: int, vectors: np.ndarray, target_ngens: int) -> None:
-        """Record d of the next generators (all of `degree`); vectors are packed over target_ngens' basis."""
-        gens, ws = self.target.basis_words(degree, target_ngens)
-        sdeg_all = degree - self.target.gen_degrees[gens] if len(gens) else np.zeros(0, dtype=np.int64)
+        """Record d of the next generators (all of `degree`); vectors are packed over target_ngens' basis in
+        degree - shift."""
+        gens, ws = self.target.basis_words(degree - self.shift, target_ngens)
+        sdeg_all = degree - self.shift - self.target.gen_degrees[gens] if len(gens) else np.zeros(0, dtype=np.int64)
         new_s, new_deg, new_gen, counts = [], [], [], []
         n = len(gens)
         for v in vectors:
@@ -75,7 +81,7 @@ class FreeMap:
             term_start, term_s, term_sdeg, term_gen = self.term_start, self.term_s, self.term_sdeg, self.term_gen
         # Offsets of every target generator known now (a superset of those the terms name); the rows only
         # reach the first target_ngens of them.
-        tgt_off = self.target.offsets(t)
+        tgt_off = self.target.offsets(t - self.shift)
         return ProductBatch(row_r=r_words, row_deg=rdeg, row_terms=gens.astype(np.int64), term_start=term_start,
                             term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen])
 
@@ -89,9 +95,19 @@ class FreeMap:
         """
         if rows is None:
             rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
-        full_cols = self.target.dimension(t, target_ngens)
+        full_cols = self.target.dimension(t - self.shift, target_ngens)
         width = full_cols if col_map is None else ncols
         out = np.zeros((len(rows), words(width)), dtype=np.uint64)
         if len(rows):
             run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid)
         return out
+
+    def apply(self, t: int, vectors: np.ndarray, target_ngens: int | None = None) -> np.ndarray:
+        """The map applied to packed vectors over the source in degree t (over as many source generators as the
+        rows' width covers): one matrix build on the rows the vectors use, then one GF(2) product."""
+        used = np.bitwise_or.reduce(vectors, axis=0) if len(vectors) else np.zeros(vectors.shape[1], dtype=np.uint64)
+        support = np.nonzero(np.unpackbits(used.view(np.uint8), bitorder="little"))[0]
+        width = self.target.dimension(t - self.shift, target_ngens)
+        if len(support) == 0:
+            return np.zeros((vectors.shape[0], words(width)), dtype=np.uint64)
+        return gf2_matmul(gather_columns(vectors, support), self.matrix(t, support, target_ngens), len(support), width)

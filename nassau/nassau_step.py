@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from algebra.module import Module
+from algebra.free_map import FreeMap
 from algebra.milnor_kernels import signature_forbid
-from algebra.subalgebra import optimal_subalgebra
-from fp import gather_columns, gf2_matmul, row_reduce, scatter_columns, words
+from algebra.module import Module
+from algebra.subalgebra import Subalgebra, optimal_subalgebra
+from fp import gather_columns, row_reduce, scatter_columns, words
 from nassau.resolution import Resolution
 from nassau.standard import reduce_with_identity, reduced_with_identity
 
@@ -41,58 +42,67 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     fs, tgt, nxt = res.free(s), res.free(s - 1), res.free(s - 2)
     d_prev, d_here = res.differential(s - 1), res.differential(s)
     ng_s, ng_t, ng_n = fs.gens_below(t), tgt.gens_below(t), nxt.gens_below(t - 1)
-    dim_t, dim_n = tgt.dimension(t, ng_t), nxt.dimension(t, ng_n)
+    dim_t = tgt.dimension(t, ng_t)
     mask = np.uint64(sub.mask)
     sig_t = tgt.basis_words(t, ng_t)[1] & mask
     sig_n = nxt.basis_words(t, ng_n)[1] & mask
 
-    def restricted(d, rows: np.ndarray, ngens: int, width: int, cols: np.ndarray, sig: tuple[int, ...]) -> np.ndarray:
-        """d on the given rows, only the columns of one signature: products of other signatures are never made."""
-        col_map = np.full(width, -1, dtype=np.int64)
-        col_map[cols] = np.arange(len(cols))
-        return d.matrix(t, rows, ngens, col_map=col_map, ncols=len(cols), forbid=signature_forbid(sub.profile, sig))
-
     # 1. Zero-signature kernel of d_{s-1}.
     z_t = np.nonzero(sig_t == 0)[0]
     z_n = np.nonzero(sig_n == 0)[0]
-    _, k0 = reduce_with_identity(restricted(d_prev, z_t, ng_n, dim_n, z_n, ()), len(z_n))
+    _, k0 = reduce_with_identity(signature_block(d_prev, t, sub, (), z_t, ng_n, z_n), len(z_n))
 
     # 2. Zero-signature image of d_s on the old generators, and the new generators.
     z_s = np.nonzero((fs.basis_words(t, ng_s)[1] & mask) == 0)[0]
-    image = restricted(d_here, z_s, ng_t, dim_t, z_t, ())
+    image = signature_block(d_here, t, sub, (), z_s, ng_t, z_t)
     image_pivots = row_reduce(image, len(z_t))
     fresh = ~np.isin(k0.pivots, image_pivots)
     count = int(fresh.sum())
     x = scatter_columns(k0.basis[fresh], z_t, dim_t)
     if count:
-        dx = _apply_full(d_prev, t, x, dim_t, ng_n, dim_n)
-        # 3. Corrections, signature by signature.
-        for sig in sub.signatures(t):
-            word = np.uint64(sub.signature_word(sig))
-            rows_n = np.nonzero(sig_n == word)[0]
-            if len(rows_n) == 0:
-                continue
-            target = gather_columns(dx, rows_n)
-            if not target.any():
-                continue
-            rows_t = np.nonzero(sig_t == word)[0]
-            y = scatter_columns(_preimages(restricted(d_prev, rows_t, ng_n, dim_n, rows_n, sig), len(rows_n), target),
-                                rows_t, dim_t)
-            x ^= y
-            dx ^= _apply_full(d_prev, t, y, dim_t, ng_n, dim_n)
+        # 3. Corrections, signature by signature (the zero-signature part of d(x) is already zero).
+        dx = d_prev.apply(t, x, ng_n)
+        x ^= preimages_by_signature(d_prev, t, sub, dx, ng_t, ng_n)
         if dx.any():
             raise AssertionError(f"Nassau step ({s}, {t}) over {sub.describe()} left a nonzero boundary")
     res.add_generators(s, t, x, ng_t)
     return count
 
 
-def _apply_full(d, t: int, v: np.ndarray, dim_v: int, ngens: int, width: int) -> np.ndarray:
-    """d applied to each row of v (packed over its source), computing only the rows v actually uses."""
-    used = np.bitwise_or.reduce(v, axis=0) if len(v) else np.zeros(words(dim_v), dtype=np.uint64)
-    support = np.nonzero(np.unpackbits(used.view(np.uint8), bitorder="little")[:dim_v])[0]
-    if len(support) == 0:
-        return np.zeros((v.shape[0], words(width)), dtype=np.uint64)
-    return gf2_matmul(gather_columns(v, support), d.matrix(t, support, ngens), len(support), width)
+def signature_block(d: FreeMap, t: int, sub: Subalgebra, sig: tuple[int, ...], rows: np.ndarray, ngens: int,
+                    cols: np.ndarray) -> np.ndarray:
+    """d in degree t on the given rows, only the columns `cols` (those of signature sig over the first ngens
+    target generators): products of other signatures are never made."""
+    col_map = np.full(d.target.dimension(t - d.shift, ngens), -1, dtype=np.int64)
+    col_map[cols] = np.arange(len(cols))
+    return d.matrix(t, rows, ngens, col_map=col_map, ncols=len(cols), forbid=signature_forbid(sub.profile, sig))
+
+
+def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray, src_ngens: int,
+                           tgt_ngens: int) -> np.ndarray:
+    """y (packed over d's source in degree t, first src_ngens generators) with d(y) = rem, found signature by
+    signature: zero signature first, then sub.signatures order, each part of rem cancelled through d's block on
+    that signature's rows and columns. A signature where rem is already zero costs nothing. rem is updated in
+    place; it is zero at the end exactly when the blocks could absorb it (the caller checks)."""
+    mask = np.uint64(sub.mask)
+    sig_src = d.source.basis_words(t, src_ngens)[1] & mask
+    sig_tgt = d.target.basis_words(t - d.shift, tgt_ngens)[1] & mask
+    dim_src = len(sig_src)
+    y = np.zeros((rem.shape[0], words(dim_src)), dtype=np.uint64)
+    for sig in ((), *sub.signatures(t)):
+        word = np.uint64(sub.signature_word(sig))
+        cols = np.nonzero(sig_tgt == word)[0]
+        if len(cols) == 0:
+            continue
+        part = gather_columns(rem, cols)
+        if not part.any():
+            continue
+        rows = np.nonzero(sig_src == word)[0]
+        step = scatter_columns(_preimages(signature_block(d, t, sub, sig, rows, tgt_ngens, cols), len(cols), part),
+                               rows, dim_src)
+        y ^= step
+        rem ^= d.apply(t, step, tgt_ngens)
+    return y
 
 
 def _preimages(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:
