@@ -95,22 +95,6 @@ def _int(value: object, where: str, what: str) -> int:
     return value
 
 
-def _generators(profile: Profile, e: int) -> list[tuple[int, ...]]:
-    """Algebra generators of degree e: Sq^(2^k) for A and A(n), else P(0, .., 0, 2^k) allowed by the profile."""
-    out = []
-    for i in range(10):
-        x = (1 << (i + 1)) - 1
-        if x > e:
-            break
-        if profile.is_an and i > 0:
-            break
-        if e % x == 0:
-            k = e // x
-            if k & (k - 1) == 0 and k <= profile.max_exponent(i):
-                out.append(tuple([0] * i + [k]))
-    return out
-
-
 def _parse_actions(lines: list, module: FDModule, position: dict[str, tuple[int, int]],
                    where: str) -> dict[tuple[tuple[int, ...], int], np.ndarray]:
     """Generator actions from the file: (op, input degree) -> matrix (dim_in x dim_out)."""
@@ -129,7 +113,7 @@ def _parse_actions(lines: list, module: FDModule, position: dict[str, tuple[int,
         if parts[1] not in position:
             raise ModuleError(f"{where}: action {line!r} names unknown generator {parts[1]!r}")
         op_deg = degree(op)
-        if op not in _generators(module.profile, op_deg):
+        if op not in module.profile.generators(op_deg):
             raise ModuleError(f"{where}: action {line!r}: {parts[0]} is not a generator of "
                               f"{module.profile.describe()}; give actions of Sq1, Sq2, Sq4, ... only")
         in_deg, in_idx = position[parts[1]]
@@ -176,7 +160,7 @@ def _extend_actions(module: FDModule, given: dict, where: str) -> None:
         labels: list[str] = []
         vectors: list[int] = []
         acts: list[dict[int, np.ndarray]] = []
-        for gen in sorted({g for k in range(1, e + 1) for g in _generators(module.profile, k)}, key=degree):
+        for gen in sorted({g for k in range(1, e + 1) for g in module.profile.generators(k)}, key=degree):
             g_deg = degree(gen)
             for b_idx in range(alg.dimension(e - g_deg)):
                 b = alg.element(e - g_deg, b_idx)

@@ -54,8 +54,14 @@ def find_module_file(name: str, cwd: Path | None = None) -> Path:
                       f"or among the bundled modules ({known})")
 
 
+TENSOR = "tensor product"
+
+
 def read_spec(spec: str, cwd: Path | None = None) -> ModuleSpec:
-    """Resolve `NAME[shift]@basis` (or a path) to its file and parsed JSON."""
+    """Resolve `NAME[shift]@basis` (or a path) to its file and parsed JSON; `A^B^...` is the tensor product of
+    the named modules, kept as a spec whose data embeds each factor's (so a save directory can rebuild it)."""
+    if "^" in spec:
+        return _tensor_spec([read_spec(part, cwd) for part in spec.split("^")])
     m = _SPEC.match(spec.strip())
     if not m or not m.group("name"):
         raise ModuleError(f"cannot read module name {spec!r} (expected NAME, NAME[shift] or a .json path)")
@@ -74,3 +80,25 @@ def read_spec(spec: str, cwd: Path | None = None) -> ModuleSpec:
     shift = int(m.group("shift") or 0)
     name = Path(m.group("name")).stem if m.group("name").endswith(".json") else m.group("name")
     return ModuleSpec(name=name, shift=shift, path=path, data=data, basis=basis)
+
+
+def _tensor_spec(factors: list[ModuleSpec]) -> ModuleSpec:
+    primes = [f.data.get("p") for f in factors]
+    for f, p in zip(factors[1:], primes[1:]):
+        if p != primes[0]:
+            raise ModuleError(f"cannot tensor {factors[0].display} (p = {primes[0]}, {factors[0].path}) with "
+                              f"{f.display} (p = {p}, {f.path}): the primes differ")
+    data = {"p": primes[0], "type": TENSOR,
+            "factors": [{"name": f.name, "shift": f.shift, "basis": f.basis, "path": str(f.path), "data": f.data}
+                        for f in factors]}
+    name = "^".join(f.display for f in factors)
+    return ModuleSpec(name=name, shift=0, path=Path(name), data=data)
+
+
+def factor_specs(spec: ModuleSpec) -> list[ModuleSpec]:
+    """The factors of a tensor-product spec (see read_spec)."""
+    try:
+        return [ModuleSpec(name=f["name"], shift=int(f["shift"]), path=Path(f["path"]), data=f["data"],
+                           basis=f.get("basis", "milnor")) for f in spec.data["factors"]]
+    except (KeyError, TypeError, ValueError):
+        raise ModuleError(f"{spec.path}: a tensor product needs a list of factors") from None

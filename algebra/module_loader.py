@@ -1,16 +1,18 @@
 """From a module name to a module of the right kind: the one place that reads `type`, `p`, `profile`, `shift`.
 
-Every kind (finite dimensional, finitely presented, real projective space) is built here from sseq's
-JSON and returned behind the common interface of algebra.module.
+Every kind (finite dimensional, finitely presented, real projective space, and tensor products of
+these, named `A^B`) is built here from sseq's JSON and returned behind the common interface of
+algebra.module.
 """
 from __future__ import annotations
 
 from algebra.fd_module import fd_module
 from algebra.fp_module import FP_TYPE, fp_module
 from algebra.module import Module
-from algebra.module_json import ModuleError, ModuleSpec, read_spec
+from algebra.module_json import TENSOR, ModuleError, ModuleSpec, factor_specs, read_spec
 from algebra.profile import Profile
 from algebra.rp_module import RP_TYPE, rp_module
+from algebra.tensor_module import TensorModule
 
 FD_TYPE = "finite dimensional module"
 KINDS = {FD_TYPE: fd_module, FP_TYPE: fp_module, RP_TYPE: rp_module}
@@ -39,3 +41,17 @@ def module_from_spec(spec: ModuleSpec) -> Module:
     if isinstance(shift, bool) or not isinstance(shift, int):
         raise ModuleError(f"{where}: shift must be an integer, got {shift!r}")
     return build(spec, profile, shift + spec.shift)
+
+
+def tensor_module(spec: ModuleSpec, profile: Profile, shift: int) -> Module:
+    """`A^B^...`: the factors left to right, each built from the definition embedded in the spec."""
+    if shift:
+        raise ModuleError(f"{spec.path}: shift a factor of a tensor product instead (A[k]^B)")
+    factors = [module_from_spec(f) for f in factor_specs(spec)]
+    module = factors[0]
+    for k, right in enumerate(factors[1:], start=2):
+        module = TensorModule(module, right, "^".join(f.name for f in factors[:k]))
+    return module
+
+
+KINDS[TENSOR] = tensor_module

@@ -46,6 +46,21 @@ class Profile:
     def contains(self, r: tuple[int, ...]) -> bool:
         return all(ri <= self.max_exponent(i) for i, ri in enumerate(r))
 
+    def generators(self, e: int) -> list[tuple[int, ...]]:
+        """Algebra generators of degree e: Sq^(2^k) for A and A(n), else P(0, .., 0, 2^k) the profile allows."""
+        out = []
+        for i in range(MAX_LEN):
+            x = (1 << (i + 1)) - 1
+            if x > e:
+                break
+            if self.is_an and i > 0:
+                break
+            if e % x == 0:
+                k = e // x
+                if k & (k - 1) == 0 and k <= self.max_exponent(i):
+                    out.append(tuple([0] * i + [k]))
+        return out
+
     def describe(self) -> str:
         if self.is_full:
             return "A"

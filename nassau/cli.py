@@ -11,19 +11,21 @@ import os
 import sys
 from pathlib import Path
 
-from algebra.module_loader import module_from_spec
+from algebra.module_loader import load_module, module_from_spec
+from algebra.module_writer import fd_json
 from algebra.module_json import ModuleError, read_spec
 from charts.atomic import write_text_atomic
 from charts.json_export import write_json
 from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
-from charts.text import text_chart
+from charts.text import graded_dimension_string, text_chart
 from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
 from nassau.chart_data import build_chart
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
+from nassau.ext_mn import chart_min_degree, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text
 from nassau.progress import Reporter
 from nassau.region import Region
@@ -57,6 +59,25 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
     _computation_args(prod)
+    ext = sub.add_parser("ext", help="print the chart of Ext(M, N) for a bounded module N",
+                         description="Resolve M and print the chart of dim Ext_A^{s,t}(M, N) from the cohomology of "
+                                     "Hom_A(F, N), as the reference's ext_m_n does (one column per stem n = t - s "
+                                     "from min M - max N).")
+    ext.add_argument("module", metavar="M", help="the module to resolve (as for resolve)")
+    ext.add_argument("target", metavar="N", help="a bounded module over the same algebra")
+    _region_args(ext)
+    ext.add_argument("--threads", type=int, default=_cores(), metavar="K", help="worker threads for resolving M")
+    ext.add_argument("--json", metavar="FILE", help="also write the chart as JSON (products empty)")
+    ext.add_argument("--svg", metavar="FILE", help="also draw the chart as SVG")
+    ext.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    ext.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    tensor = sub.add_parser("tensor", help="write M (x) N as a finite dimensional module file",
+                            description="Print (or write with -o) the tensor product of two bounded modules as a "
+                                        "finite dimensional module file, as the reference's tensor example does. "
+                                        "Anywhere a module is accepted, A^B names the tensor product directly.")
+    tensor.add_argument("module", metavar="M")
+    tensor.add_argument("target", metavar="N")
+    tensor.add_argument("-o", "--output", metavar="FILE", help="write the module file here instead of stdout")
     chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
                                        "print or write its chart. Nothing is recomputed.")
@@ -78,12 +99,9 @@ def _cores() -> int:
 
 def _computation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("module", metavar="MODULE",
-                   help="S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], or a path to a module JSON file")
-    span = p.add_mutually_exclusive_group(required=True)
-    span.add_argument("--stem", type=int, metavar="N", help="compute every stem n <= N")
-    span.add_argument("--max-t", type=int, metavar="T", help="compute every internal degree t <= T instead")
-    p.add_argument("--max-s", type=int, default=DEFAULT_MAX_S, metavar="S",
-                   help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
+                   help="S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], NAME@adem, A^B (tensor product), or a "
+                        "path to a module JSON file")
+    _region_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): Nassau's algorithm where it applies, else the standard one")
     p.add_argument("--threads", type=int, default=_cores(), metavar="K",
@@ -91,6 +109,14 @@ def _computation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
     p.add_argument("--trace", action="store_true", help="log one line per large row reduction on stderr")
+
+
+def _region_args(p: argparse.ArgumentParser) -> None:
+    span = p.add_mutually_exclusive_group(required=True)
+    span.add_argument("--stem", type=int, metavar="N", help="compute every stem n <= N")
+    span.add_argument("--max-t", type=int, metavar="T", help="compute every internal degree t <= T instead")
+    p.add_argument("--max-s", type=int, default=DEFAULT_MAX_S, metavar="S",
+                   help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,6 +128,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "chart":
             return _chart(args)
+        if args.command == "tensor":
+            return _tensor(args)
+        if args.command == "ext":
+            return _ext(args)
         return _compute(args)
     except KeyboardInterrupt:
         print("nassau: interrupted" + _saved_note(args), file=sys.stderr)
@@ -185,6 +215,45 @@ def _compute(args: argparse.Namespace) -> int:
     resumed = f", {store.loaded} bidegrees loaded from {store.path}" if store is not None else ""
     reporter.finish(f"{spec.display}: {total} generators through {_span(region)} ({algorithm}, "
                     f"{args.threads} thread{'s' if args.threads > 1 else ''}{resumed})")
+    return 0
+
+
+def _tensor(args: argparse.Namespace) -> int:
+    _check_output(args.output)
+    text = fd_json(load_module(f"{args.module}^{args.target}")) + "\n"
+    if args.output:
+        write_text_atomic(args.output, text)
+    else:
+        _stdout(text)
+    return 0
+
+
+def _ext(args: argparse.Namespace) -> int:
+    if args.threads < 1:
+        raise UserError(f"--threads must be at least 1 (got {args.threads})")
+    for path in (args.json, args.svg, args.seqsee):
+        _check_output(path)
+    source, target = load_module(args.module), load_module(args.target)
+    try:
+        region = Region(max_s=args.max_s, min_degree=chart_min_degree(source, target), max_stem=args.stem,
+                        max_t=args.max_t)
+        needed = resolution_region(source, target, region)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    algorithm = choose_algorithm(source, "auto")
+    reporter = Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet)
+    try:
+        res = resolve(source, needed, algorithm, args.threads, on_done=reporter.advance)
+    except BaseException:
+        reporter.abort()
+        raise
+    dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
+    chart = Chart(module=f"Ext({source.name}, {target.name})", prime=2, algorithm=algorithm,
+                  max_stem=region.chart_max_stem, max_s=region.max_s, min_degree=region.min_degree,
+                  rows=region.chart_rows(), dims=dims)
+    _write_outputs(chart, args)
+    _stdout(graded_dimension_string(chart))
+    reporter.finish(f"Ext({source.name}, {target.name}): {sum(dims.values())} classes through {_span(region)}")
     return 0
 
 
