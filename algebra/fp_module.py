@@ -23,7 +23,8 @@ from algebra.milnor_basis import MilnorBasis, format_element, parse_element
 from algebra.module import identity_table
 from algebra.module_json import ModuleError, ModuleSpec
 from algebra.ppart import degree
-from algebra.profile import Profile
+from algebra.fd_module import FDModule
+from algebra.profile import Profile, a_n
 from fp import from_bool, gather_columns, gf2_matmul, row_reduce, to_bool, words
 
 FP_TYPE = "finitely presented module"
@@ -55,6 +56,9 @@ class FinitelyPresentedModule:
             rel_module.add_generators(deg, [f"r{rel_module.num_gens}"])
             self.relations.add_outputs(deg, vector[None, :], self.free.num_gens)
         self._min = min(d for _, d in gens)
+        #: A(n) when M = A//A(n) = A (x)_{A(n)} F2 (one generator, relations exactly Sq1, ..., Sq(2^n)): then
+        #: Ext_A(M) = Ext_{A(n)}(F2), far cheaper to compute (see over_subalgebra).
+        self.subalgebra = _quotient_subalgebra(profile, gens, relations)
         self._lock = threading.Lock()
         self._degrees: dict[int, _Degree] = {}
         self._lifts: dict[int, FreeMap] = {}
@@ -113,6 +117,14 @@ class FinitelyPresentedModule:
         with self._lock:
             return self._lifts.setdefault(d, lift)
 
+    def over_subalgebra(self) -> FDModule:
+        """F2 over self.subalgebra, in the generator's degree (the change of rings)."""
+        if self.subalgebra is None:
+            raise ValueError(f"{self.name} is not A//B for a sub-Hopf algebra B")
+        gen, deg = self.free.gen_names[0], int(self.free.gen_degrees[0])
+        return FDModule(name=self.name, profile=self.subalgebra, algebra=MilnorBasis(self.subalgebra),
+                        names={deg: [gen]}, source=self.source)
+
     def action_table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
         if op_deg == 0:
             return identity_table(self.dimension(in_deg))
@@ -130,6 +142,23 @@ class FinitelyPresentedModule:
             table = np.ascontiguousarray(dense, dtype=np.uint8) if dense.any() else None
         with self._lock:
             return self._tables.setdefault(key, table)
+
+
+def _quotient_subalgebra(profile: Profile, gens: list[tuple[str, int]],
+                         relations: list[tuple[int, np.ndarray]]) -> Profile | None:
+    """A(n) if the presentation is exactly A//A(n) over the whole algebra, else None."""
+    if not profile.is_full or len(gens) != 1:
+        return None
+    base = gens[0][1]
+    exponents = set()
+    for deg, vector in relations:
+        e = deg - base
+        # In one generator's block of degree e, P(e) = Sq^e is basis element 0: the relation is Sq^e x alone.
+        if e & (e - 1) or vector[0] != 1 or vector[1:].any():
+            return None
+        exponents.add(e.bit_length() - 1)
+    n = len(exponents) - 1
+    return a_n(n) if exponents == set(range(n + 1)) and len(relations) == n + 1 else None
 
 
 def fp_module(spec: ModuleSpec, profile: Profile, shift: int) -> FinitelyPresentedModule:

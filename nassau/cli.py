@@ -24,7 +24,7 @@ from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
 from nassau.chart_data import build_chart
-from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
+from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve, resolved_module
 from nassau.ext_mn import chart_min_degree, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text
 from nassau.progress import Reporter
@@ -103,7 +103,8 @@ def _computation_args(p: argparse.ArgumentParser) -> None:
                         "path to a module JSON file")
     _region_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
-                   help="auto (default): Nassau's algorithm where it applies, else the standard one")
+                   help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "
+                        "else the standard one")
     p.add_argument("--threads", type=int, default=_cores(), metavar="K",
                    help="worker threads (default: the machine's cores)")
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
@@ -275,7 +276,7 @@ def _chart(args: argparse.Namespace) -> int:
         raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
     algorithm = manifest.get("algorithm", "standard")
     store = SaveDir(save, spec, module, algorithm)
-    res = Resolution(module)
+    res = Resolution(resolved_module(module, algorithm))
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     store.load_into(res)
     missing = [b for b in region.bidegrees() if not res.is_done(*b)]

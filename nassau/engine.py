@@ -17,7 +17,8 @@ from nassau.resolution import Resolution
 from nassau.scheduler import run_jobs
 from nassau.standard import step_standard
 
-ALGORITHMS = ("auto", "standard", "nassau")
+CHANGE_OF_RINGS = "change-of-rings"
+ALGORITHMS = ("auto", "standard", "nassau", CHANGE_OF_RINGS)
 
 
 class EngineError(ValueError):
@@ -30,15 +31,27 @@ class Store(Protocol):
 
 
 def choose_algorithm(module: Module, requested: str) -> str:
-    """`auto` takes Nassau's algorithm wherever it applies and the standard one elsewhere."""
+    """`auto` takes the change of rings for A//B, else Nassau's algorithm wherever it applies, else the
+    standard one."""
     if requested not in ALGORITHMS:
         raise EngineError(f"unknown algorithm {requested!r} (choose from {', '.join(ALGORITHMS)})")
+    quotient = getattr(module, "subalgebra", None)
+    if requested == CHANGE_OF_RINGS and quotient is None:
+        raise EngineError(f"the change of rings does not apply to {module.name}: it is not A//B for a sub-Hopf "
+                          "algebra B = A(n) (one generator, relations Sq1, Sq2, ..., Sq(2^n))")
+    if requested == "auto" and quotient is not None:
+        return CHANGE_OF_RINGS
     reason = nassau_qualifies(module)
     if requested == "nassau" and reason:
         raise EngineError(f"Nassau's algorithm does not apply to {module.name}: {reason}; use --algorithm standard")
     if requested == "auto":
         return "standard" if reason else "nassau"
     return requested
+
+
+def resolved_module(module: Module, algorithm: str) -> Module:
+    """What the resolution is of: M itself, or for the change of rings F2 over B (Ext_A(A//B) = Ext_B(F2))."""
+    return module.over_subalgebra() if algorithm == CHANGE_OF_RINGS else module
 
 
 def dependencies(algorithm: str) -> Callable[[int, int], list[tuple[int, int]]]:
@@ -58,6 +71,7 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
     cofiber = CofiberSpec.read(module)
     if cofiber is not None and region.max_s >= cofiber.s:
         return _resolve_cofiber(module, cofiber, region, threads, store, on_done)
+    module = resolved_module(module, algorithm)
     res = Resolution(module) if res is None else res
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     if store is not None:

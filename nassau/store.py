@@ -94,7 +94,7 @@ class SaveDir:
         fs = res.free(s)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
         if s == 0:
-            ncols, ngens = self.module.dimension(t), 0
+            ncols, ngens = res.module.dimension(t), 0
             rows = from_bool(np.array(res.augmentation[first:last], dtype=bool).reshape(last - first, ncols))
         else:
             d = res.differential(s)
@@ -197,7 +197,7 @@ class SaveDir:
     def _apply(self, res: Resolution, s: int, t: int, header: dict, rows: np.ndarray) -> None:
         count, ncols, ngens = int(header["count"]), int(header["ncols"]), int(header["target_ngens"])
         if s == 0:
-            if ncols != self.module.dimension(t):
+            if ncols != res.module.dimension(t):
                 raise ValueError("augmentation width does not match the module")
             res.add_generators(0, t, to_bool(rows, ncols).astype(np.uint8))
             return
