@@ -95,7 +95,8 @@ def product_into(out: np.ndarray, row: int, col_offset: int, r_word: np.uint64, 
 
     A nonempty col_map renumbers output columns (-1 drops the term), restricting a row to a column mask;
     forbid[n] (see signature_forbid) lists bits no entry of anti-diagonal n may use, so only the terms
-    of one signature are enumerated at all. Returns the number of terms flipped (for counting work).
+    of one signature are enumerated at all. Returns the number of terms made, kept by col_map or not (the work
+    done, so that tests see what forbid prunes).
     `sc` is an int64 scratch array of at least SCRATCH entries, reused across calls.
     """
     m = unpack_into(r_word, sc, _R)
@@ -108,7 +109,8 @@ def product_into(out: np.ndarray, row: int, col_offset: int, r_word: np.uint64, 
             sc[_T + i] = sc[src + i]
             if sc[src + i] & forbid[i + 1]:
                 return 0
-        return flip(out, row, col_offset + rank_of(sc, length, deg, g, index_map, map_offset, _T), col_map)
+        flip(out, row, col_offset + rank_of(sc, length, deg, g, index_map, map_offset, _T), col_map)
+        return 1
     # Only cells (i, j) with s_j > 0 and r_i >= 2^j can be nonzero; the others stay 0 and are skipped.
     for i in range(1, m + 1):
         sc[_ROW + i] = sc[_R + i - 1]
@@ -134,7 +136,7 @@ def product_into(out: np.ndarray, row: int, col_offset: int, r_word: np.uint64, 
         if not (seen_cols >> j) & 1:
             sc[_CELLS + c] |= 1
             seen_cols |= 1 << j
-    flips = 0
+    made = 0
     c = 0
     first = True
     while True:
@@ -153,7 +155,8 @@ def product_into(out: np.ndarray, row: int, col_offset: int, r_word: np.uint64, 
                 if v != 0:
                     tlen = n
             if ok:
-                flips += flip(out, row, col_offset + rank_of(sc, tlen, deg, g, index_map, map_offset, _T), col_map)
+                flip(out, row, col_offset + rank_of(sc, tlen, deg, g, index_map, map_offset, _T), col_map)
+                made += 1
             c -= 1
             first = False
             if c < 0:
@@ -201,4 +204,4 @@ def product_into(out: np.ndarray, row: int, col_offset: int, r_word: np.uint64, 
             first = False
             if c < 0:
                 break
-    return flips
+    return made

@@ -17,8 +17,8 @@ from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
 from algebra.ppart import degree, pack
 
-#: Test hook: how many compiled batch calls and products have run (a revert to per-row Python shows here),
-#: and how many batches the GPU backend took.
+#: Test hook: how many compiled batch calls and products (terms made, see product_into) have run (a revert to
+#: per-row Python shows here), and how many batches the GPU backend took.
 COUNTERS = {"batch_calls": 0, "products": 0, "device_batches": 0}
 #: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
 HOST_MASTER = AdmissibleMaster()
@@ -47,13 +47,13 @@ class ProductBatch:
 def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col,
                   g, index_map, map_offset, col_map, forbid):
     scratch = np.zeros(SCRATCH, dtype=np.int64)
-    flips = 0
+    made = 0
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for q in range(term_start[lst], term_start[lst + 1]):
-            flips += product_into(out, i, term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
-                                  g, index_map, map_offset, col_map, forbid, scratch)
-    return flips
+            made += product_into(out, i, term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
+                                 g, index_map, map_offset, col_map, forbid, scratch)
+    return made
 
 
 def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None,
@@ -68,11 +68,11 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
 
     def on_cpu(target: np.ndarray) -> None:
-        flips = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                              batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
-                              basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid)
+        made = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                             batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
+                             basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid)
         COUNTERS["batch_calls"] += 1
-        COUNTERS["products"] += int(flips)
+        COUNTERS["products"] += int(made)
 
     if not _on_device(out, batch, basis, col_map, on_cpu):
         on_cpu(out)

@@ -1,6 +1,7 @@
 """Milnor products: the compiled kernels against Milnor's formula done by brute force, and the algebra laws."""
 from __future__ import annotations
 
+import threading
 from math import comb
 
 import numpy as np
@@ -10,9 +11,10 @@ from algebra import products
 from algebra.admissible import AdmissibleMaster, admissible_batch_kernel
 from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_naive import multiply_naive
-from algebra.ppart import degree, pack
+from algebra.ppart import degree, pack, unpack
 from algebra.products import ProductBatch, multiply_one, run_batch
 from algebra.profile import a_n
+from fp.packed import from_bool
 
 BASIS = MilnorBasis()
 BASIS.extend(80)
@@ -98,24 +100,16 @@ def random_batch(rng: np.random.Generator, basis: MilnorBasis, rows: int, lists:
 
 
 def one_at_a_time(batch: ProductBatch, basis: MilnorBasis, ncols: int) -> np.ndarray:
-    """The twin: every product separately, XOR-ed into its block in Python."""
-    out = np.zeros((len(batch.row_r), (ncols + 63) // 64), dtype=np.uint64)
+    """The twin, with no compiled code: every product by Milnor's formula (milnor_naive), each term placed by its
+    position in the basis list of its degree, XOR-ed into its block."""
+    out = np.zeros((len(batch.row_r), ncols), dtype=bool)
     for i, (rw, rd, lst) in enumerate(zip(batch.row_r, batch.row_deg, batch.row_terms)):
-        r = basis.element(int(rd), basis.index(_unpack(rw)))
         for q in range(batch.term_start[lst], batch.term_start[lst + 1]):
             d = int(rd + batch.term_sdeg[q])
-            prod = multiply_one(basis, r, _unpack(batch.term_s[q]))
-            bits = np.unpackbits(prod.view(np.uint8), bitorder="little")[: basis.dimension(d)]
-            for k in np.nonzero(bits)[0]:
-                c = int(batch.term_col[q] + k)
-                out[i, c >> 6] ^= np.uint64(1) << np.uint64(c & 63)
-    return out
-
-
-def _unpack(w: np.uint64) -> tuple[int, ...]:
-    from algebra.ppart import unpack
-
-    return unpack(int(w))
+            position = {int(w): k for k, w in enumerate(basis.words(d))}
+            for t in multiply_naive(unpack(int(rw)), unpack(int(batch.term_s[q]))):
+                out[i, batch.term_col[q] + position[pack(t)]] ^= True
+    return from_bool(out)
 
 
 @pytest.mark.parametrize("profile", [None, a_n(2)])
@@ -170,9 +164,38 @@ def test_batch_is_one_compiled_call(rng: np.random.Generator) -> None:
     assert products.COUNTERS["products"] > before["products"]
 
 
+def test_the_batch_kernel_releases_the_gil() -> None:
+    """While one thread's batch runs, this thread keeps running Python and counts the times it finds the batch's
+    output partly written. A kernel holding the GIL lets it look only before and after, so it would count none."""
+    degree_r, degree_s, copies = 30, 30, 100
+    r_words, s_words = np.tile(BASIS.words(degree_r), copies), BASIS.words(degree_s)
+    batch = ProductBatch(row_r=r_words, row_deg=np.full(len(r_words), degree_r, dtype=np.int64),
+                         row_terms=np.zeros(len(r_words), dtype=np.int64),
+                         term_start=np.array([0, len(s_words)], dtype=np.int64), term_s=s_words,
+                         term_sdeg=np.full(len(s_words), degree_s, dtype=np.int64),
+                         term_col=np.zeros(len(s_words), dtype=np.int64))
+    shape = (len(r_words), (BASIS.dimension(degree_r + degree_s) + 63) // 64)
+    final = np.zeros(shape, dtype=np.uint64)
+    run_batch(final, batch, BASIS)
+    rows = int(final.any(axis=1).sum())
+    partly_written = 0
+    for _ in range(5):  # a few tries: this thread may be descheduled through a whole batch
+        out = np.zeros(shape, dtype=np.uint64)
+        worker = threading.Thread(target=run_batch, args=(out, batch, BASIS))
+        worker.start()
+        while worker.is_alive():
+            partly_written += 0 < int(out.any(axis=1).sum()) < rows
+        worker.join()
+        assert np.array_equal(out, final)
+        if partly_written:
+            break
+    assert partly_written > 0
+
+
 @pytest.mark.parametrize("profile", [(1,), (2, 1), (3, 2, 1), (4, 3, 2, 1)])
 def test_signature_pruning_equals_filtering(rng: np.random.Generator, profile: tuple[int, ...]) -> None:
-    """Enumerating only one signature's products gives exactly the full product restricted to its columns."""
+    """Enumerating only one signature's products gives exactly the full product restricted to its columns, and
+    makes fewer products than the full one."""
     from algebra.milnor_kernels import signature_forbid
     from algebra.subalgebra import Subalgebra
 
@@ -189,14 +212,21 @@ def test_signature_pruning_equals_filtering(rng: np.random.Generator, profile: t
         term_start=np.array([0, 4, 8, 12], dtype=np.int64), term_s=np.array(term_s, dtype=np.uint64),
         term_sdeg=np.array(sdegs, dtype=np.int64), term_col=term_col)
     full = np.zeros((rows, (ncols + 63) // 64), dtype=np.uint64)
+    before = products.COUNTERS["products"]
     run_batch(full, batch, BASIS)
+    made = products.COUNTERS["products"] - before
     classes = np.concatenate(blocks) & np.uint64(sub.mask)
     for sig in [(), *list(sub.signatures(40))[:8]]:
         keep = np.nonzero(classes == np.uint64(sub.signature_word(sig)))[0]
         col_map = np.full(ncols, -1, dtype=np.int64)
         col_map[keep] = np.arange(len(keep))
         pruned = np.zeros((rows, (len(keep) + 63) // 64), dtype=np.uint64)
-        run_batch(pruned, batch, BASIS, col_map, signature_forbid(profile, sig))
+        forbid = signature_forbid(profile, sig)
+        before = products.COUNTERS["products"]
+        run_batch(pruned, batch, BASIS, col_map, forbid)
+        made_here = products.COUNTERS["products"] - before
+        # Only the signature using every bit of B's profile forbids nothing; every other one prunes.
+        assert (made_here < made) if forbid.any() else (made_here == made), sig
         full_bits = np.unpackbits(full.view(np.uint8), axis=1, bitorder="little")[:, keep]
         pruned_bits = np.unpackbits(pruned.view(np.uint8), axis=1, bitorder="little")[:, : len(keep)]
         assert np.array_equal(full_bits, pruned_bits), sig
