@@ -43,6 +43,9 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
         while True:
             with cond:
                 while not ready and state["left"] and state["error"] is None:
+                    if not state["running"]:  # nothing runs that could make a job ready: a cycle
+                        state["error"] = RuntimeError("scheduler stalled: a job waits on a dependency that never runs")
+                        break
                     cond.wait()
                 if state["error"] is not None or not state["left"]:
                     cond.notify_all()
@@ -79,9 +82,6 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
         th.start()
     with cond:
         while state["left"] and state["error"] is None:
-            if not ready and state["running"] == 0:
-                state["error"] = RuntimeError("scheduler stalled: a job waits on a dependency that never runs")
-                break
             cond.wait(timeout=0.2)
         error = state["error"]
         cond.notify_all()

@@ -1,0 +1,99 @@
+"""run_jobs on its own: random dependency graphs on 1 to 4 workers, every job once and after its dependencies,
+K workers busy at once, an error stops the run and reaches the caller, and a run that cannot finish says so."""
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from nassau.scheduler import JobFailed, run_jobs
+
+TIMEOUT = 20
+
+
+def finishes(*args, **kwargs) -> None:
+    """run_jobs(*args, **kwargs) on a watched thread: a stall fails the test instead of hanging it."""
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            run_jobs(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - raised in the test below
+            errors.append(exc)
+
+    watched = threading.Thread(target=run, daemon=True)
+    watched.start()
+    watched.join(TIMEOUT)
+    assert not watched.is_alive(), "run_jobs did not return: the scheduler stalled"
+    if errors:
+        raise errors[0]
+
+
+def random_dag(rng: np.random.Generator) -> tuple[list[tuple[int, int]], dict]:
+    """Jobs (s, t) in a random order, each depending on some earlier ones and on jobs outside the set (ignored)."""
+    cells = rng.permutation(64)[: int(rng.integers(1, 40))]
+    jobs = [(int(c) // 8, int(c) % 8) for c in cells]  # their (t, s) order is unrelated to the dependency order
+    deps = {}
+    for k, job in enumerate(jobs):
+        earlier = [jobs[j] for j in rng.choice(k, size=min(k, int(rng.integers(0, 4))), replace=False)] if k else []
+        deps[job] = earlier + [(100 + k, 0)]
+    return jobs, deps
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_every_job_runs_once_after_its_dependencies(threads: int, rng: np.random.Generator) -> None:
+    for _ in range(25):
+        jobs, deps = random_dag(rng)
+        guard = threading.Lock()
+        done: list = []
+        early: list = []
+        reported: list = []
+
+        def work(s: int, t: int) -> None:
+            with guard:
+                early.extend((s, t, d) for d in deps[(s, t)] if d in deps and d not in done)
+            time.sleep(float(rng.random()) * 1e-4)  # vary the interleaving
+            with guard:
+                done.append((s, t))
+
+        def on_done(s: int, t: int) -> None:
+            with guard:
+                reported.append((s, t))
+
+        finishes(jobs, lambda s, t: deps[(s, t)], work, threads, on_done)
+        assert early == [], "jobs started before their dependencies finished"
+        assert sorted(done) == sorted(jobs) == sorted(reported)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_k_workers_run_k_jobs_at_once(threads: int) -> None:
+    """Each job waits at a barrier until K jobs are running: it passes only if K workers run them together."""
+    barrier = threading.Barrier(threads, timeout=TIMEOUT / 2)
+    finishes([(0, t) for t in range(2 * threads)], lambda s, t: [], lambda s, t: barrier.wait(), threads)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_an_error_stops_the_run_and_reaches_the_caller(threads: int) -> None:
+    jobs = [(s, t) for s in range(4) for t in range(6)]
+    ran: list = []
+
+    def work(s: int, t: int) -> None:
+        if (s, t) == (1, 2):
+            raise ValueError("boom")
+        ran.append((s, t))
+
+    with pytest.raises((ValueError, JobFailed)) as info:
+        finishes(jobs, lambda s, t: [(s, t - 1), (s - 1, t)], work, threads)
+    error = info.value if isinstance(info.value, ValueError) else info.value.__cause__
+    assert isinstance(error, ValueError) and str(error) == "boom"
+    assert not [(s, t) for s, t in ran if s >= 1 and t >= 2], "a job that needs the failed one ran"
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 4])
+def test_a_cycle_is_reported_not_waited_on(threads: int) -> None:
+    jobs = [(0, 0), (0, 1), (0, 2)]
+    deps = {(0, 0): [], (0, 1): [(0, 2)], (0, 2): [(0, 1)]}
+    with pytest.raises((RuntimeError, JobFailed), match="stalled"):
+        finishes(jobs, lambda s, t: deps[(s, t)], lambda s, t: None, threads)
