@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from charts.model import Chart, Product
-from nassau.filtration_one import product_matrices
+from nassau.filtration_one import CHART_OPERATIONS, product_matrices
 from nassau.region import Region
 from nassau.resolution import Resolution
 
@@ -15,7 +15,7 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
     dims = {(t - s, s): k for (s, t), k in res.dims().items() if k and region.contains(s, t)}
     entries = []
     if products:
-        for pm in product_matrices(res, region):
+        for pm in product_matrices(res, region, CHART_OPERATIONS):
             for j, k in zip(*np.nonzero(pm.matrix)):
                 entries.append(Product(f"h{pm.i}", (*pm.source, int(j)), (*pm.target, int(k))))
     return Chart(module=module_name, prime=2, algorithm=algorithm, max_stem=region.chart_max_stem,

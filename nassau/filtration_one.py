@@ -6,6 +6,7 @@ Sq^(2^i) x_j occurs in d(y_k): no lifting is needed, only one bit per (x_j, y_k)
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 import numpy as np
 
@@ -23,13 +24,21 @@ class ProductMatrix:
     matrix: np.ndarray  # uint8 (source dim, target dim)
 
 
-def operations(res: Resolution) -> list[int]:
-    """The i with h_i in the algebra, i < 4 (h_0..h_3 over A; fewer over A(n))."""
-    return [i for i in range(4) if res.algebra.profile.max_exponent(0) >= (1 << i)]
+CHART_OPERATIONS = range(4)
+"""The h_i a chart draws by default: h_0..h_3, as the reference's charts."""
 
 
-def product_matrices(res: Resolution, region: Region) -> list[ProductMatrix]:
-    """Every h_i matrix between bidegrees of the region, in (stem, s, i) order."""
+def operations(res: Resolution, region: Region) -> list[int]:
+    """Every i with h_i in the algebra whose degree 2^i fits in the region (all of them over A; fewer over A(n))."""
+    cap = res.algebra.profile.max_exponent(0)
+    span = max(region.t_limit - res.min_degree, 1)  # the largest degree a product inside the region can have
+    return [i for i in range(span.bit_length()) if (1 << i) <= cap]
+
+
+def product_matrices(res: Resolution, region: Region, ops: Iterable[int] | None = None) -> list[ProductMatrix]:
+    """The h_i matrices between bidegrees of the region, in (stem, s, i) order: every h_i (the reference's
+    filtration_one), or only those in ops."""
+    wanted = operations(res, region) if ops is None else [i for i in operations(res, region) if i in set(ops)]
     out = []
     lo = res.min_degree
     for n in range(lo, region.chart_max_stem + 1):
@@ -37,7 +46,7 @@ def product_matrices(res: Resolution, region: Region) -> list[ProductMatrix]:
             t = n + s
             if not region.contains(s, t) or not res.new_gens.get((s, t)):
                 continue
-            for i in operations(res):
+            for i in wanted:
                 t2 = t + (1 << i)
                 if not region.contains(s + 1, t2):
                     continue

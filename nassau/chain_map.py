@@ -1,0 +1,200 @@
+"""Chain maps between resolutions, lifted generator by generator through the target's preimages (REFERENCE-PRODUCTS 1).
+
+f: F -> G of shift (s_f, t_f) is one FreeMap F_s -> G_{s - s_f} per input filtration s >= s_f, lowering internal
+degrees by t_f. It starts from given data on F_{s_f}: for each generator an element of the module N that G
+resolves, in degree t - t_f, lifted through epsilon. Above that, a generator x of F_s in degree t goes to a
+preimage under d^G of f_{s-1}(d x), so that d f = f d. The data say which map: a class of Ext (`from_class`), a
+module homomorphism (`from_module_map`).
+
+`lift` extends many maps at once. It walks the output bidegrees (s', t') of each target in the dependency order
+of Nassau's scheduler ((s', t'-1) and (s'-1, t'-1) first), and at each one makes, per map, one matrix build for
+f_{s-1} on the rows d x uses, then one preimage call for all maps together: a quasi-inverse is computed once per
+output bidegree however many maps pass through it. Readouts (`hom_k`) are coefficients of generators, which do
+not depend on which preimages were chosen (REFERENCE-PRODUCTS 1.5).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Callable
+
+import numpy as np
+
+from algebra.free_map import FreeMap
+from fp import from_bool
+from nassau.quasi_inverses import LiftError, Preimages
+from nassau.region import Region
+from nassau.resolution import Resolution
+from nassau.scheduler import run_jobs
+
+Bidegree = tuple[int, int]
+
+
+class ChainMap:
+    """f: F -> G with f_s: F_s -> G_{s - s_f} lowering degrees by t_f, defined on the input region `region`."""
+
+    def __init__(self, source: Resolution, target: Resolution, shift: Bidegree,
+                 initial: Callable[[int], np.ndarray], region: Region, name: str = "") -> None:
+        self.source = source
+        self.target = target
+        self.s_shift, self.t_shift = shift
+        #: t -> uint8 rows, one per generator of F_{s_f} in degree t, each an element of N(t - t_f).
+        self.initial = initial
+        self.region = region
+        self.name = name
+        self._maps: dict[int, FreeMap] = {}
+        #: s -> largest t lifted so far in row s (rows are lifted contiguously from their bottom).
+        self.lifted: dict[int, int] = {}
+
+    # -- construction ---------------------------------------------------------------------------------
+    @classmethod
+    def from_class(cls, source: Resolution, target: Resolution, n: int, s: int, vector: np.ndarray,
+                   region: Region, name: str = "") -> "ChainMap":
+        """The cocycle F_s -> Sigma^t N sending x_(n,s,i) to vector[i] times N's bottom class (N is the unit)."""
+        t = n + s
+        vector = np.asarray(vector, dtype=np.uint8)
+        if target.module.dimension(0) != 1 or target.module.min_degree != 0:
+            raise ValueError(f"a class lifts into a resolution of the unit, not of {target.module.name}")
+
+        def initial(deg: int) -> np.ndarray:
+            count = source.new_gens.get((s, deg), 0)
+            if deg != t:
+                return np.zeros((count, target.module.dimension(deg - t)), dtype=np.uint8)
+            return vector.reshape(count, 1)
+
+        if len(vector) != source.new_gens.get((s, t), 0):
+            raise ValueError(f"a class at (n={n}, s={s}) needs {source.new_gens.get((s, t), 0)} coordinates, "
+                             f"got {len(vector)}")
+        return cls(source, target, (s, t), initial, region, name)
+
+    @classmethod
+    def from_module_map(cls, source: Resolution, target: Resolution, degree: int,
+                        matrix: Callable[[int], np.ndarray], region: Region, name: str = "") -> "ChainMap":
+        """Lift phi: M -> N raising degrees by `degree`, given as matrix(t) (dim M_t x dim N_{t+degree}, uint8):
+        f_0(x) = preimage of phi(epsilon x) (REFERENCE-PRODUCTS 1.8)."""
+        f0 = source.free(0)
+
+        def initial(t: int) -> np.ndarray:
+            first, last = f0.gens_below(t), f0.gens_below(t + 1)
+            eps = np.array(source.augmentation[first:last], dtype=np.int64).reshape(last - first, -1)
+            return ((eps @ matrix(t).astype(np.int64)) % 2).astype(np.uint8)
+
+        return cls(source, target, (0, -degree), initial, region, name)
+
+    # -- the maps -------------------------------------------------------------------------------------
+    def free_map(self, s: int) -> FreeMap:
+        """f_s: F_s -> G_{s - s_f} (created on first use)."""
+        fm = self._maps.get(s)
+        if fm is None:
+            fm = FreeMap(self.source.free(s), self.target.free(s - self.s_shift), shift=self.t_shift)
+            self._maps[s] = fm
+        return fm
+
+    def bottom(self, s: int) -> int:
+        """The lowest degree of row s (generators of F_s start at min_degree + s)."""
+        return self.source.min_degree + s
+
+    def is_lifted(self, s: int, t: int) -> bool:
+        return s >= self.s_shift and self.lifted.get(s, self.bottom(s) - 1) >= t
+
+    def hom_k(self, s: int, t: int) -> np.ndarray:
+        """uint8 (generators of G_{s - s_f} in degree t - t_f) x (generators of F_s in degree t): entry [j, i] is
+        the coefficient of 1 g_j in f(x_i), i.e. row j is f^*(g_j^*) in F's Ext basis (REFERENCE-PRODUCTS 1.7)."""
+        if not self.is_lifted(s, t):
+            raise LiftError(f"{self.name or 'the map'} is not lifted at (n={t - s}, s={s})")
+        fs, fm = self.source.free(s), self.free_map(s)
+        g_s, tt = s - self.s_shift, t - self.t_shift
+        gs = self.target.free(g_s)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        g_first, g_last = gs.gens_below(tt), gs.gens_below(tt + 1)
+        out = np.zeros((g_last - g_first, last - first), dtype=np.uint8)
+        for i in range(first, last):
+            vec, ngens = fm.output(i)
+            if ngens <= g_first:
+                continue
+            cols = gs.offsets(tt, ngens)[g_first:g_last]
+            out[:, i - first] = (vec[cols >> 6] >> (cols & 63).astype(np.uint64)) & np.uint64(1)
+        return out
+
+    # -- one input bidegree ---------------------------------------------------------------------------
+    def _output_exists(self, s: int, t: int) -> bool:
+        """Whether G_{s'}(t') is known (resolved there, or zero because t' is below the row's bottom)."""
+        g_s, tt = s - self.s_shift, t - self.t_shift
+        return tt < self.target.min_degree + g_s or self.target.is_done(g_s, tt)
+
+    def ready(self, s: int, t: int) -> bool:
+        """Whether (s, t) is next in its row, its inputs exist and the row below is lifted far enough."""
+        if s < self.s_shift or not self.region.contains(s, t) or self.is_lifted(s, t):
+            return False
+        if self.lifted.get(s, self.bottom(s) - 1) != t - 1 or not self.source.is_done(s, t):
+            return False
+        if s > self.s_shift and not self.is_lifted(s - 1, t - 1) and t - 1 >= self.bottom(s - 1):
+            return False
+        return self._output_exists(s, t)
+
+    def cycles(self, s: int, t: int, preimages: Preimages) -> np.ndarray:
+        """What the new generators of F_s in degree t must be sent to preimages of: initial data at s_f, else
+        f_{s-1}(d x), packed over the preimage target."""
+        fs = self.source.free(s)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        g_s, tt = s - self.s_shift, t - self.t_shift
+        if g_s == 0:
+            rows = self.initial(t)
+            return from_bool(rows.astype(bool).reshape(last - first, self.target.module.dimension(tt)))
+        d = self.source.differential(s)
+        outs = [d.output(g)[0] for g in range(first, last)]
+        dx = np.zeros((len(outs), max(len(v) for v in outs)), dtype=np.uint64)
+        for k, v in enumerate(outs):
+            dx[k, :len(v)] = v
+        return self.free_map(s - 1).apply(t, dx, preimages.target_ngens(g_s, tt))
+
+    def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
+        self.free_map(s).add_outputs(t, images, ngens)
+        self.lifted[s] = t
+
+
+def lift(maps: list[ChainMap], preimages: dict[int, Preimages] | None = None, threads: int = 1) -> None:
+    """Extend every map over its region (as far as its source and target are computed).
+
+    preimages: per target resolution (keyed by id) the Preimages to use; a standard one is made for any other
+    target. Output bidegrees of one target are jobs of the scheduler; a job serves every map through it.
+    """
+    preimages = dict(preimages or {})
+    by_target: dict[int, list[ChainMap]] = defaultdict(list)
+    for m in maps:
+        by_target[id(m.target)].append(m)
+        preimages.setdefault(id(m.target), Preimages(m.target))
+    for key, group in by_target.items():
+        _lift_group(group, preimages[key], threads)
+
+
+def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> None:
+    target = maps[0].target
+    wanted: dict[Bidegree, list[ChainMap]] = defaultdict(list)
+    for m in maps:
+        reg = m.region
+        for s in range(m.s_shift, reg.max_s + 1):
+            for t in range(max(m.bottom(s), m.lifted.get(s, m.bottom(s) - 1) + 1), reg.row_end(s) + 1):
+                wanted[(s - m.s_shift, t - m.t_shift)].append(m)
+
+    def deps(s: int, t: int) -> list[Bidegree]:
+        return [(s, t - 1), (s - 1, t - 1)]
+
+    def work(gs: int, tt: int) -> None:
+        batch = [m for m in wanted[(gs, tt)] if m.ready(gs + m.s_shift, tt + m.t_shift)]
+        if not batch:
+            return
+        inputs = [(m, gs + m.s_shift, tt + m.t_shift) for m in batch]
+        live = [(m, s, t) for m, s, t in inputs if m.source.new_gens[(s, t)]]
+        if not live or tt < target.min_degree + gs:  # nothing to send, or G_{s'}(t') = 0
+            for m, s, t in inputs:
+                m.record(s, t, np.zeros((m.source.new_gens[(s, t)], 0), dtype=np.uint64), 0)
+            return
+        images = preimages(gs, tt, np.concatenate([m.cycles(s, t, preimages) for m, s, t in live]))
+        ngens = preimages.source_ngens(gs, tt)
+        start = 0
+        for m, s, t in inputs:
+            count = m.source.new_gens[(s, t)]
+            m.record(s, t, images[start:start + count], ngens)
+            start += count
+
+    run_jobs(list(wanted), deps, work, threads)

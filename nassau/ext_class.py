@@ -1,0 +1,62 @@
+"""An element of Ext as users write it, `n,s,[v]` (v in the Ext basis x_(n,s,0), x_(n,s,1), ...), and its checks."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from nassau.resolution import Resolution
+
+_CLASS = re.compile(r"^\s*(-?\d+)\s*,\s*(\d+)\s*,\s*\[\s*([01](?:\s*,\s*[01])*)?\s*\]\s*$")
+_NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_^]*)\s*=(.*)$")
+
+
+class ClassError(ValueError):
+    """A class that is malformed or does not fit the computed range; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class ExtClass:
+    n: int
+    s: int
+    vector: tuple[int, ...]
+
+    @property
+    def t(self) -> int:
+        return self.n + self.s
+
+    @property
+    def array(self) -> np.ndarray:
+        return np.array(self.vector, dtype=np.uint8)
+
+    def __str__(self) -> str:
+        return f"{self.n},{self.s},[{','.join(map(str, self.vector))}]"
+
+    def check_in(self, res: Resolution, what: str) -> None:
+        """Refuse a class outside what `res` computed, or whose vector does not have that bidegree's length."""
+        if not res.is_done(self.s, self.t):
+            raise ClassError(f"{what} ({self}) lies outside the computed range of {res.module.name}")
+        dim = res.new_gens[(self.s, self.t)]
+        if len(self.vector) != dim:
+            raise ClassError(f"{what} ({self}) needs a vector of length {dim} = dim Ext at (n={self.n}, s={self.s}), "
+                             f"got {len(self.vector)}")
+        if self.s == 0 and self.n < res.min_degree:
+            raise ClassError(f"{what} ({self}) lies below {res.module.name}'s bottom degree")
+
+
+def parse_class(text: str) -> ExtClass:
+    """`n,s,[v]` -> ExtClass (v a comma-separated list of 0 and 1, possibly empty)."""
+    m = _CLASS.match(text)
+    if not m:
+        raise ClassError(f"cannot read the class {text!r}: expected n,s,[v] such as 20,4,[1]")
+    vec = tuple(int(x) for x in m.group(3).split(",")) if m.group(3) else ()
+    return ExtClass(int(m.group(1)), int(m.group(2)), vec)
+
+
+def parse_named_class(text: str) -> tuple[str, ExtClass]:
+    """`NAME=n,s,[v]` -> (NAME, class)."""
+    m = _NAMED.match(text)
+    if not m:
+        raise ClassError(f"cannot read {text!r}: expected NAME=n,s,[v] such as g=20,4,[1]")
+    return m.group(1), parse_class(m.group(2))

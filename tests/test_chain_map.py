@@ -1,0 +1,277 @@
+"""Chain-map lifting: the reference's lift_hom outputs, the slow twin bit for bit, d f = f d, the product identities of
+Ext(S) on both algorithms' resolutions, thread-count invariance, and what the batching saves."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algebra.module_loader import load_module
+from algebra.products import COUNTERS
+from fp import to_bool
+from nassau.chain_map import ChainMap, lift
+from nassau.engine import resolve
+from nassau.ext_algebra import ExtAlgebra
+from nassau.ext_class import ExtClass
+from nassau.filtration_one import product_matrices
+from nassau.module_map import parse_module_map
+from nassau.product_lines import map_lines, product_lines, shifted_region
+from nassau.quasi_inverses import Preimages
+from nassau.region import Region
+from tests.helpers import golden, run_engine
+from tests.lifting_twin import naive_lift
+
+ALGORITHMS = ["standard", "nassau"]
+
+
+@pytest.fixture(scope="module", params=ALGORITHMS)
+def sphere(request):
+    """S_2 through stem 30, s <= 10, with Preimages of the same kind as the resolution."""
+    res, region = run_engine("S_2", stem=30, max_s=10, algorithm=request.param)
+    return res, region, Preimages(res, request.param)
+
+
+def lifted(res, region, pre, n, s, vector, name="", threads=1) -> ChainMap:
+    f = ChainMap.from_class(res, res, n, s, np.array(vector, dtype=np.uint8), region, name)
+    lift([f], {id(res): pre}, threads)
+    return f
+
+
+def times(f: ChainMap, x: ExtClass) -> np.ndarray:
+    """The class f lifts from times x (x at f's target bidegree), in the basis at x + shift."""
+    h = f.hom_k(x.s + f.s_shift, x.t + f.t_shift)
+    return (x.array.astype(np.int64) @ h.astype(np.int64)) % 2
+
+
+def random_class(res, region, rng, max_stem=None, nonzero=True) -> ExtClass:
+    found = sorted((t - s, s) for (s, t), k in res.dims().items() if k and region.contains(s, t)
+                   and (max_stem is None or t - s <= max_stem))
+    n, s = found[rng.integers(len(found))]
+    dim = res.new_gens[(s, n + s)]
+    v = rng.integers(0, 2, dim)
+    if nonzero and not v.any():
+        v[rng.integers(dim)] = 1
+    return ExtClass(n, s, tuple(int(x) for x in v))
+
+
+# -- goldens --------------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_products_by_g_are_the_references(algorithm: str) -> None:
+    res, region = run_engine("S_2", stem=25, max_s=9, algorithm=algorithm)
+    alg = ExtAlgebra(res, res, Preimages(res, algorithm))
+    text = "".join(line + "\n" for line in product_lines(alg, "g", ExtClass(20, 4, (1,)), region))
+    assert text == golden("lift_hom-g-S_2-nassau" if algorithm == "nassau" else "lift_hom-g-S_2")
+
+
+@pytest.mark.parametrize("name,source,target,degree,send,stem,label", [
+    ("lift_hom-Cnu-S_2", "S_2", "Cnu", 4, "x0=x4", 11, "p"),
+    ("lift_hom-S_2-Cnu", "Cnu", "S_2", 0, "x0=x0", 15, "i"),
+])
+def test_induced_maps_are_the_references(name, source, target, degree, send, stem, label) -> None:
+    m, n = load_module(source), load_module(target)
+    region = Region(max_s=15, min_degree=m.min_degree, max_stem=stem)
+    f_res = resolve(m, region, "nassau")
+    t_region = shifted_region(region, 0, -degree, n.min_degree)
+    g_res = resolve(n, t_region, "nassau")
+    phi = parse_module_map(m, n, degree, [send], region.t_limit)
+    phi.check_linear(region.t_limit)
+    f = ChainMap.from_module_map(f_res, g_res, degree, phi.matrix, region, label)
+    lift([f], {id(g_res): Preimages(g_res, "nassau")})
+    assert "".join(line + "\n" for line in map_lines(f, label, t_region)) == golden(name)
+
+
+# -- the twin, and d f = f d ----------------------------------------------------------------------------------------
+def test_lift_equals_the_slow_twin_bit_for_bit(rng) -> None:
+    """Standard preimages are the RREF of [d | I], which is unique: the twin must agree on every generator."""
+    res, region = run_engine("S_2", stem=14, max_s=6, algorithm="standard")
+    pre = Preimages(res, "standard")
+    for _ in range(3):
+        x = random_class(res, region, rng, max_stem=8)
+        f = lifted(res, region, pre, x.n, x.s, x.vector)
+        slow = naive_lift(f)
+        assert any(w.any() for w in slow.values()), "the twin compared nothing"
+        for (s, g), want in slow.items():
+            vec, ngens = f.free_map(s).output(g)
+            got = to_bool(vec[None, :], len(want))[0] if len(want) else np.zeros(0, dtype=bool)
+            assert np.array_equal(got, want), f"class {x}: image of generator {g} of F_{s} differs"
+
+
+def test_lift_of_a_module_map_equals_the_slow_twin() -> None:
+    m, n = load_module("S_2"), load_module("Cnu")
+    region = Region(max_s=5, min_degree=0, max_stem=10)
+    f_res = resolve(m, region, "standard")
+    g_res = resolve(n, shifted_region(region, 0, -4, 0), "standard")
+    phi = parse_module_map(m, n, 4, ["x0=x4"], region.t_limit)
+    f = ChainMap.from_module_map(f_res, g_res, 4, phi.matrix, region)
+    lift([f])
+    slow = naive_lift(f)
+    assert sum(int(w.any()) for w in slow.values()) > 10, "the twin compared almost nothing"
+    for (s, g), want in slow.items():
+        vec, _ = f.free_map(s).output(g)
+        got = to_bool(vec[None, :], len(want))[0] if len(want) else np.zeros(0, dtype=bool)
+        assert np.array_equal(got, want)
+
+
+def assert_chain_map(f: ChainMap) -> int:
+    """d^G f(x) = f(d x) for every lifted generator above the first stage; returns how many were checked."""
+    checked = 0
+    for s in sorted(f.lifted):
+        if s == f.s_shift:
+            continue
+        fs, gs = f.source.free(s), s - f.s_shift
+        for t in range(f.bottom(s), f.lifted[s] + 1):
+            tt = t - f.t_shift
+            first, last = fs.gens_below(t), fs.gens_below(t + 1)
+            if first == last or tt < f.target.min_degree + gs:
+                continue
+            below = f.target.free(gs - 1).gens_below(tt)
+            for g in range(first, last):
+                img, ngens = f.free_map(s).output(g)
+                left = f.target.differential(gs).apply(tt, img[None, :], below)
+                dx, _ = f.source.differential(s).output(g)
+                right = f.free_map(s - 1).apply(t, dx[None, :], below)
+                assert np.array_equal(left, right), f"d f != f d on generator {g} of F_{s}"
+                checked += 1
+    return checked
+
+
+def test_lifts_commute_with_the_differentials(sphere, rng) -> None:
+    res, region, pre = sphere
+    x = random_class(res, region, rng, max_stem=14)
+    assert assert_chain_map(lifted(res, region, pre, x.n, x.s, x.vector)) > 0
+
+
+def test_nassau_and_standard_preimages_give_the_same_products(rng) -> None:
+    res, region = run_engine("S_2", stem=30, max_s=10, algorithm="nassau")
+    x = random_class(res, region, rng, max_stem=15)
+    maps = {}
+    for method in ALGORITHMS:
+        pre = Preimages(res, method)
+        maps[method] = lifted(res, region, pre, x.n, x.s, x.vector)
+        assert assert_chain_map(maps[method]) > 0
+    for s, t in [(s, t) for (s, t), k in res.dims().items() if k and region.contains(s, t) and s >= x.s]:
+        assert np.array_equal(maps["standard"].hom_k(s, t), maps["nassau"].hom_k(s, t)), (s, t)
+
+
+def test_lifting_the_identity_gives_the_identity() -> None:
+    """With RREF preimages each generator goes literally to itself (REFERENCE-PRODUCTS 1.5)."""
+    m = load_module("Joker")
+    res, region = run_engine("Joker", stem=12, max_s=5)
+    names = [m.basis_name(d, i) for d in range(m.min_degree, m.max_degree + 1) for i in range(m.dimension(d))]
+    phi = parse_module_map(m, m, 0, [f"{x}={x}" for x in names], region.t_limit)
+    phi.check_linear(region.t_limit)
+    f = ChainMap.from_module_map(res, res, 0, phi.matrix, region)
+    lift([f])
+    for s in range(region.max_s + 1):
+        fs = res.free(s)
+        for g in range(fs.num_gens):
+            t = int(fs.gen_degrees[g])
+            if not region.contains(s, t):
+                continue
+            vec, ngens = f.free_map(s).output(g)
+            bits = to_bool(vec[None, :], fs.dimension(t, ngens))[0]
+            assert np.nonzero(bits)[0].tolist() == [int(fs.offsets(t, ngens)[g])]
+
+
+# -- products in Ext(S) ---------------------------------------------------------------------------------------------
+def test_products_by_h_i_equal_the_filtration_one_products(sphere) -> None:
+    res, region, pre = sphere
+    maps = [ChainMap.from_class(res, res, (1 << i) - 1, 1, np.array([1], dtype=np.uint8), region) for i in range(5)]
+    lift(maps, {id(res): pre})
+    checked = set()
+    for pm in product_matrices(res, region):
+        n, s = pm.source
+        assert np.array_equal(maps[pm.i].hom_k(s + 1, n + s + (1 << pm.i)), pm.matrix), (pm.i, pm.source)
+        checked.add((pm.i, pm.source))
+    assert len(checked) > 100 and {i for i, _ in checked} == set(range(5))  # h_4 too, as filtration_one prints
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_products_by_h_i_equal_the_filtration_one_products_through_stem_60(algorithm: str) -> None:
+    res, region = run_engine("S_2", stem=60, max_s=15, algorithm=algorithm)
+    ops = range(6)
+    maps = [ChainMap.from_class(res, res, (1 << i) - 1, 1, np.array([1], dtype=np.uint8), region) for i in ops]
+    lift(maps, {id(res): Preimages(res, algorithm)})
+    for pm in product_matrices(res, region):
+        n, s = pm.source
+        assert np.array_equal(maps[pm.i].hom_k(s + 1, n + s + (1 << pm.i)), pm.matrix), (pm.i, pm.source)
+
+
+def h(i: int) -> ExtClass:
+    return ExtClass((1 << i) - 1, 1, (1,))
+
+
+def test_adams_relations(sphere) -> None:
+    res, region, pre = sphere
+    hs = [lifted(res, region, pre, c.n, c.s, c.vector) for c in (h(0), h(1), h(2))]
+    h0, h1, h2 = hs
+    assert not times(h0, h(1)).any() and not times(h1, h(0)).any()  # h0 h1 = 0 ((1, 2) is empty)
+    h1sq = ExtClass(2, 2, tuple(times(h1, h(1))))
+    h1cube = times(h1, h1sq)
+    assert h1cube.tolist() == [1]
+    h0h2 = ExtClass(3, 2, tuple(times(h0, h(2))))
+    assert times(h0, h0h2).tolist() == h1cube.tolist()  # h0^2 h2 = h1^3
+    assert times(h1, ExtClass(3, 3, tuple(h1cube))).size == 0  # h1^4 lands in the empty (4, 4)
+    h2sq = ExtClass(6, 2, tuple(times(h2, h(2))))
+    assert times(h0, h2sq).size == 0  # h0 h2^2: (6, 3) is empty
+
+
+def test_graded_commutativity_and_associativity(sphere, rng) -> None:
+    res, region, pre = sphere
+    for _ in range(3):
+        x, y, z = (random_class(res, region, rng, max_stem=9) for _ in range(3))
+        if x.s + y.s + z.s > region.max_s:
+            continue
+        fx, fy, fz = (lifted(res, region, pre, c.n, c.s, c.vector) for c in (x, y, z))
+        assert np.array_equal(times(fx, y), times(fy, x)), (x, y)
+        xy = ExtClass(x.n + y.n, x.s + y.s, tuple(int(v) for v in times(fx, y)))
+        yz = ExtClass(y.n + z.n, y.s + z.s, tuple(int(v) for v in times(fy, z)))
+        assert np.array_equal(times(fz, xy), times(fx, yz)), (x, y, z)
+
+
+def test_products_on_a_module_through_the_unit(rng) -> None:
+    """Ext(C2) over Ext(S): h0 times the bottom class is zero (2 = 0 on the Moore spectrum), h1 is not; products by
+    h_i through per-generator lifts into the unit agree with the filtration-one products."""
+    c2, region = run_engine("C2", stem=14, max_s=6)
+    unit, _ = run_engine("S_2", stem=14, max_s=6)
+    alg = ExtAlgebra(c2, unit)
+    for i in range(4):
+        mats = alg.products(h(i), [(n, s) for (s, t), k in c2.dims().items() if k for n in [t - s]])
+        for pm in product_matrices(c2, region, [i]):
+            assert np.array_equal(mats[pm.source], pm.matrix), (i, pm.source)
+
+
+# -- threads and batching -------------------------------------------------------------------------------------------
+def test_thread_count_does_not_change_any_image(rng) -> None:
+    res, region = run_engine("S_2", stem=24, max_s=8, algorithm="nassau")
+    x = random_class(res, region, rng, max_stem=10)
+    one = lifted(res, region, Preimages(res, "nassau"), x.n, x.s, x.vector, threads=1)
+    two = lifted(res, region, Preimages(res, "nassau"), x.n, x.s, x.vector, threads=2)
+    assert one.lifted == two.lifted
+    for s in one.lifted:
+        a, b = one.free_map(s), two.free_map(s)
+        assert a.num_outputs == b.num_outputs
+        for g in range(a.num_outputs):
+            va, na = a.output(g)
+            vb, nb = b.output(g)
+            assert na == nb and np.array_equal(va, vb)
+
+
+def test_maps_lifted_together_share_one_preimage_call_per_bidegree() -> None:
+    """Four maps into one resolution: one preimage call and one reduction per output bidegree, not four; one product
+    batch per map and input bidegree (plus the reductions' own matrices)."""
+    res, region = run_engine("S_2", stem=20, max_s=6)
+    pre = Preimages(res, "standard")
+    maps = [ChainMap.from_class(res, res, (1 << i) - 1, 1, np.array([1], dtype=np.uint8), region) for i in range(4)]
+    batches = COUNTERS["batch_calls"]
+    lift(maps, {id(res): pre})
+    batches = COUNTERS["batch_calls"] - batches
+    outputs = {(s - m.s_shift, t - m.t_shift) for m in maps for s in m.lifted
+               for t in range(m.bottom(s), m.lifted[s] + 1)
+               if res.new_gens.get((s, t)) and t - m.t_shift >= res.min_degree + s - m.s_shift}
+    assert pre.counters["calls"] == len(outputs)
+    assert pre.counters["reductions"] == len(outputs)
+    builds = sum(1 for m in maps for s in m.lifted for t in range(m.bottom(s), m.lifted[s] + 1)
+                 if s > m.s_shift and res.new_gens.get((s, t)) and t - m.t_shift >= res.min_degree + s - m.s_shift)
+    differentials = sum(1 for s, t in outputs if s > 0)
+    assert batches == builds + differentials
