@@ -71,8 +71,8 @@ def fd_module(spec: ModuleSpec, profile: Profile, shift: int) -> FDModule:
     """A "finite dimensional module" file (the loader has checked p, type and profile)."""
     data, where = spec.data, str(spec.path)
     gens = data.get("gens")
-    if not isinstance(gens, dict) or not gens:
-        raise ModuleError(f"{where}: 'gens' must be a nonempty object of name: degree")
+    if not isinstance(gens, dict):
+        raise ModuleError(f"{where}: 'gens' must be an object of name: degree")
     names: dict[int, list[str]] = {}
     position: dict[str, tuple[int, int]] = {}
     for name, deg in gens.items():

@@ -97,7 +97,8 @@ def _resolve_cofiber(module: Module, spec: CofiberSpec, region: Region, threads:
                      on_done: Callable[[int, int], None] | None) -> Resolution:
     """M's resolution through filtration S + 1, then the cofiber's own from filtration S (nassau.cofiber).
 
-    Only the shared rows s < S and the cofiber's rows are saved; M's rows S and S + 1 are recomputed."""
+    Only the shared rows s < S and the cofiber's rows are saved, the shared ones once the class has passed its
+    checks; M's rows S and S + 1 are recomputed on every run."""
     base = Resolution(module)
     jobs = spec.base_jobs(module, region)
     base.algebra.extend(max(t for _, t in jobs) - module.min_degree + 1)
@@ -107,16 +108,19 @@ def _resolve_cofiber(module: Module, spec: CofiberSpec, region: Region, threads:
     def base_work(s: int, t: int) -> None:
         with trace.working_on(s, t):
             step_standard(base, s, t)
-        if s < spec.s and store is not None:
-            store.save(base, s, t)
 
     def base_done(s: int, t: int) -> None:
         if on_done is not None and s < spec.s and region.contains(s, t):
             on_done(s, t)
 
-    run_jobs([b for b in jobs if not base.is_done(*b)], dependencies("standard"), base_work, threads, base_done)
+    todo = [b for b in jobs if not base.is_done(*b)]
+    run_jobs(todo, dependencies("standard"), base_work, threads, base_done)
     cut = Truncation(base, spec)
     cut.check_cocycle()
+    if store is not None:  # only now: a class that is not a cocycle leaves nothing behind
+        for s, t in todo:
+            if s < spec.s:
+                store.save(base, s, t)
     res = share_below(base, cut)
     if store is not None:
         store.load_into(res)

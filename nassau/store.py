@@ -56,6 +56,7 @@ class SaveDir:
         self._lock = threading.Lock()
         self._in_flight: set[Path] = set()
         self._closed = False
+        self._manifest: dict | None = None
 
     # -- manifest -------------------------------------------------------------------------------------
     def _identity(self) -> dict:
@@ -63,7 +64,10 @@ class SaveDir:
                 "algebra": self.algebra, "algorithm": self.algorithm}
 
     def open(self, region: Region) -> None:
-        """Create the directory, or check that an existing one belongs to this module, algebra and algorithm."""
+        """Check that the directory is usable: new and writable, or made for this module, algebra and algorithm.
+
+        Nothing is written yet: the directory and its manifest appear with the first saved bidegree, so a run
+        refused on its input leaves nothing behind."""
         manifest = self.path / MANIFEST
         if self.path.exists() and not self.path.is_dir():
             raise StoreError(f"save directory {self.path} exists and is not a directory")
@@ -76,14 +80,24 @@ class SaveDir:
                                      f"{_describe(mine)}; refusing to use it (choose another --save-dir)")
         elif self.path.exists() and any(self.path.iterdir()):
             raise StoreError(f"save directory {self.path} is not empty and has no {MANIFEST}; refusing to use it")
-        try:
-            self.files.mkdir(parents=True, exist_ok=True)
-            body = dict(self._identity(), module_definition={"data": self.spec.data, "shift": self.spec.shift,
-                                                              "name": self.spec.name},
-                        region={"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t})
-            write_text_atomic(manifest, json.dumps(body, indent=1) + "\n")
-        except OSError as exc:
-            raise StoreError(f"cannot write to save directory {self.path}: {exc.strerror or exc}") from None
+        existing = next(p for p in (self.path, *self.path.absolute().parents) if p.exists())
+        if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+            raise StoreError(f"cannot write to save directory {self.path}: permission denied at {existing}")
+        definition = {"data": self.spec.data, "shift": self.spec.shift, "basis": self.spec.basis, "name": self.spec.name}
+        self._manifest = dict(self._identity(), module_definition=definition,
+                              region={"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t})
+
+    def _create(self) -> None:
+        """Make the directory and write the manifest (once, before the first bidegree file)."""
+        with self._lock:
+            if self._manifest is None:
+                return
+            try:
+                self.files.mkdir(parents=True, exist_ok=True)
+                write_text_atomic(self.path / MANIFEST, json.dumps(self._manifest, indent=1) + "\n")
+            except OSError as exc:
+                raise StoreError(f"cannot write to save directory {self.path}: {exc.strerror or exc}") from None
+            self._manifest = None
 
     # -- one bidegree ---------------------------------------------------------------------------------
     def _file(self, s: int, t: int) -> Path:
@@ -91,6 +105,7 @@ class SaveDir:
 
     def save(self, res: Resolution, s: int, t: int) -> None:
         """Write (s, t)'s new generators and their differentials."""
+        self._create()
         fs = res.free(s)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
         if s == 0:
@@ -243,8 +258,8 @@ def module_from_manifest(path: Path) -> tuple[ModuleSpec, Module, dict]:
     data = read_manifest(path)
     try:
         definition = data["module_definition"]
-        spec = ModuleSpec(name=definition["name"], shift=int(definition["shift"]),
-                          path=Path(path) / MANIFEST, data=definition["data"])
+        spec = ModuleSpec(name=definition["name"], shift=int(definition["shift"]), path=Path(path) / MANIFEST,
+                          data=definition["data"], basis=definition.get("basis", "milnor"))
     except (KeyError, TypeError, ValueError):
         raise StoreError(f"{Path(path) / MANIFEST} lacks its module definition; refusing to use it") from None
     return spec, module_from_spec(spec), data

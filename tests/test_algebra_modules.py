@@ -82,7 +82,7 @@ def fd(gens: dict, actions: list) -> dict:
     ({"p": 3, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}, "p = 3 is not supported"),
     ({"p": 2, "type": "finitely presented module", "gens": {"x0": 0}}, "needs 'milnor_relations'"),
     ({"p": 2, "type": "cw complex", "gens": {"x0": 0}}, "not supported yet"),
-    (fd({}, []), "nonempty"),
+    (fd([], []), "'gens' must be an object"),
 ])
 def test_bad_module_files_name_the_problem(tmp_path: Path, body: object, message: str) -> None:
     path = write(tmp_path, "bad", body)
