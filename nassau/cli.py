@@ -23,6 +23,7 @@ from charts.text import graded_dimension_string, text_chart
 from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
+from nassau import cli_products
 from nassau.chart_data import build_chart
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve, resolved_module
 from nassau.ext_mn import chart_min_degree, ext_dims, resolution_region
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
     res.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
     res.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
-    prod = sub.add_parser("products", help="print the filtration-one products h0..h3",
+    prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
     _computation_args(prod)
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     tensor.add_argument("module", metavar="M")
     tensor.add_argument("target", metavar="N")
     tensor.add_argument("-o", "--output", metavar="FILE", help="write the module file here instead of stdout")
+    cli_products.add_parsers(sub, _computation_args)
     chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
                                        "print or write its chart. Nothing is recomputed.")
@@ -133,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
             return _tensor(args)
         if args.command == "ext":
             return _ext(args)
+        if args.command in cli_products.COMMANDS:
+            return cli_products.run(args)
         return _compute(args)
     except KeyboardInterrupt:
         print("nassau: interrupted" + _saved_note(args), file=sys.stderr)

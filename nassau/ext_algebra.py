@@ -8,10 +8,14 @@ together, so they share the quasi-inverses of U.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable
 
 import numpy as np
 
+from algebra.module import Module
+from algebra.module_json import ModuleSpec
+from algebra.module_loader import module_from_spec
 from nassau.chain_map import ChainMap, lift
 from nassau.ext_class import ExtClass
 from nassau.quasi_inverses import Preimages
@@ -21,10 +25,20 @@ from nassau.resolution import Resolution
 Bidegree = tuple[int, int]  # (n, s)
 
 
-def is_unit_module(res: Resolution) -> bool:
-    """Whether the resolution is of k itself (one cell, in degree 0), so it can serve as its own unit."""
-    m = res.module
-    return m.min_degree == 0 and m.max_degree == 0 and m.dimension(0) == 1
+def is_unit_module(module: Module) -> bool:
+    """Whether the module is k itself (one cell, in degree 0), so its resolution can serve as its own unit."""
+    return module.min_degree == 0 and module.max_degree == 0 and module.dimension(0) == 1
+
+
+def unit_module(module: Module) -> Module:
+    """k over the algebra the module lives over (the sphere S_2 over A)."""
+    profile = module.profile
+    data = {"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}
+    if not profile.is_full:
+        data["profile"] = {"p_part": list(profile.p_part), "truncated": profile.truncated}
+    name = "S_2" if profile.is_full else f"F2 over {profile.describe()}"
+    return module_from_spec(ModuleSpec(name=name, shift=0, path=Path(f"<the unit over {profile.describe()}>"),
+                                       data=data))
 
 
 class ExtAlgebra:

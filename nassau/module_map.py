@@ -34,33 +34,39 @@ class ModuleMap:
         return out
 
     def check_linear(self, through: int) -> None:
-        """Raise ModuleMapError unless phi(a m) = a phi(m) for all a and all m of degree <= through."""
+        """Raise ModuleMapError unless phi(a m) = a phi(m) for all a and m (degrees of M and N up to `through` and
+        through + D for infinite modules)."""
         m, n = self.source, self.target
         if m.profile != n.profile:
             raise ModuleMapError(f"{m.name} and {n.name} are modules over different algebras "
                                  f"({m.profile.describe()} and {n.profile.describe()})")
-        top = through if m.max_degree is None else min(through, m.max_degree)
-        for d in range(m.min_degree, top + 1):
+        top_m = through if m.max_degree is None else min(through, m.max_degree)
+        top_n = through + self.degree if n.max_degree is None else n.max_degree
+        for d in range(m.min_degree, top_m + 1):
             if m.dimension(d) == 0:
                 continue
             phi_d = self.matrix(d).astype(np.int64)
-            for e in range(1, top - d + 1):
+            for e in range(1, max(top_m - d, top_n - d - self.degree) + 1):
                 phi_out = self.matrix(d + e).astype(np.int64)
                 t_m = m.action_table(e, d)
                 t_n = n.action_table(e, d + self.degree)
-                left = np.zeros((m.algebra.dimension(e), m.dimension(d), phi_out.shape[1]), dtype=np.int64)
-                right = np.zeros_like(left)
-                if t_m is not None:
-                    left = (t_m.astype(np.int64) @ phi_out) % 2
-                if t_n is not None:
-                    right = (phi_d @ t_n.astype(np.int64)) % 2
+                shape = (m.algebra.dimension(e), m.dimension(d), n.dimension(d + e + self.degree))
+                left = np.zeros(shape, dtype=np.int64) if t_m is None else (t_m.astype(np.int64) @ phi_out) % 2
+                right = np.zeros(shape, dtype=np.int64) if t_n is None else (phi_d @ t_n.astype(np.int64)) % 2
                 bad = np.argwhere(left != right)
                 if len(bad):
-                    a, i, _ = bad[0]
-                    op = format_element(m.algebra.element(e, int(a)))
-                    raise ModuleMapError(f"the map {m.name} -> {n.name} is not A-linear: {op} applied to "
-                                         f"{m.basis_name(d, int(i))} and then mapped differs from {op} applied to "
-                                         f"its image")
+                    a, i, _ = (int(x) for x in bad[0])
+                    op = format_element(m.algebra.element(e, a))
+                    x = m.basis_name(d, i)
+                    raise ModuleMapError(
+                        f"the map {m.name} -> {n.name} is not A-linear: phi({op} {x}) = "
+                        f"{_element(n, d + e + self.degree, left[a, i])} but {op} phi({x}) = "
+                        f"{_element(n, d + e + self.degree, right[a, i])}")
+
+
+def _element(module: Module, d: int, v: np.ndarray) -> str:
+    terms = [module.basis_name(d, int(k)) for k in np.nonzero(v)[0]]
+    return " + ".join(terms) if terms else "0"
 
 
 def _names(module: Module, lo: int, hi: int) -> dict[str, tuple[int, int]]:

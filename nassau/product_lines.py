@@ -1,7 +1,8 @@
-"""The reference's text for products and induced maps: `NAME x_(n, s, j) = [v]` (REFERENCE-PRODUCTS 2.2-2.4)."""
+"""Products by a class and induced maps, one row per generator, and the reference's text for them:
+`NAME x_(n, s, j) = [v]` (REFERENCE-PRODUCTS 2.2-2.4)."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, NamedTuple
 
 import numpy as np
 
@@ -10,6 +11,19 @@ from nassau.ext_algebra import ExtAlgebra
 from nassau.ext_class import ExtClass
 from nassau.region import Region
 from nassau.resolution import Resolution
+
+
+class Row(NamedTuple):
+    """The value on generator x_(n, s, j): a vector in the Ext basis of the bidegree it lands in."""
+
+    n: int
+    s: int
+    j: int
+    vector: tuple[int, ...]
+
+
+def lines(name: str, rows: Iterable[Row]) -> list[str]:
+    return [f"{name} x_({r.n}, {r.s}, {r.j}) = {vector_text(r.vector)}" for r in rows]
 
 
 def vector_text(v: Iterable[int]) -> str:
@@ -37,29 +51,22 @@ def shifted_region(region: Region, s_shift: int, t_shift: int, min_degree: int) 
     return Region(max_s=max_s, min_degree=min_degree, max_t=max(min_degree, region.max_t - t_shift))
 
 
-def product_lines(alg: ExtAlgebra, name: str, b: ExtClass, region: Region) -> list[str]:
-    """b times every generator of Ext(M) whose product lands in the region, as the reference's lift_hom prints."""
-    res = alg.module
-    at = [x for x in nonzero_bidegrees(res, region) if below_top(region, x[0] + b.n, x[1] + b.s)]
+def product_rows(alg: ExtAlgebra, b: ExtClass, region: Region) -> list[Row]:
+    """b times every generator of Ext(M) whose product lands in the region, in the reference's lift_hom order."""
+    at = [x for x in nonzero_bidegrees(alg.module, region) if below_top(region, x[0] + b.n, x[1] + b.s)]
     mats = alg.products(b, at)
-    lines = []
-    for n, s in at:
-        for j, row in enumerate(mats[(n, s)]):
-            lines.append(f"{name} x_({n}, {s}, {j}) = {vector_text(row)}")
-    return lines
+    return [Row(n, s, j, _tuple(v)) for n, s in at for j, v in enumerate(mats[(n, s)])]
 
 
-def map_lines(f: ChainMap, name: str, target_region: Region) -> list[str]:
+def map_rows(f: ChainMap, target_region: Region) -> list[Row]:
     """f^* on every generator of the target's Ext (its region) whose image lies below the source's top."""
-    lines = []
+    rows = []
     for n, s in nonzero_bidegrees(f.target, target_region):
         src_s, src_t = s + f.s_shift, n + s + f.t_shift
-        if not below_top(f.region, src_t - src_s, src_s):
-            continue
-        for j, row in enumerate(f.hom_k(src_s, src_t)):
-            lines.append(f"{name} x_({n}, {s}, {j}) = {vector_text(row)}")
-    return lines
+        if below_top(f.region, src_t - src_s, src_s):
+            rows.extend(Row(n, s, j, _tuple(v)) for j, v in enumerate(f.hom_k(src_s, src_t)))
+    return rows
 
 
-def as_rows(mat: np.ndarray) -> list[list[int]]:
-    return [[int(v) for v in row] for row in mat]
+def _tuple(v: np.ndarray) -> tuple[int, ...]:
+    return tuple(int(x) for x in v)

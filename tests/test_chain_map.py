@@ -14,7 +14,7 @@ from nassau.ext_algebra import ExtAlgebra
 from nassau.ext_class import ExtClass
 from nassau.filtration_one import product_matrices
 from nassau.module_map import parse_module_map
-from nassau.product_lines import map_lines, product_lines, shifted_region
+from nassau.product_lines import lines, map_rows, product_rows, shifted_region
 from nassau.quasi_inverses import Preimages
 from nassau.region import Region
 from tests.helpers import golden, run_engine
@@ -58,7 +58,7 @@ def random_class(res, region, rng, max_stem=None, nonzero=True) -> ExtClass:
 def test_products_by_g_are_the_references(algorithm: str) -> None:
     res, region = run_engine("S_2", stem=25, max_s=9, algorithm=algorithm)
     alg = ExtAlgebra(res, res, Preimages(res, algorithm))
-    text = "".join(line + "\n" for line in product_lines(alg, "g", ExtClass(20, 4, (1,)), region))
+    text = "".join(line + "\n" for line in lines("g", product_rows(alg, ExtClass(20, 4, (1,)), region)))
     assert text == golden("lift_hom-g-S_2-nassau" if algorithm == "nassau" else "lift_hom-g-S_2")
 
 
@@ -76,7 +76,7 @@ def test_induced_maps_are_the_references(name, source, target, degree, send, ste
     phi.check_linear(region.t_limit)
     f = ChainMap.from_module_map(f_res, g_res, degree, phi.matrix, region, label)
     lift([f], {id(g_res): Preimages(g_res, "nassau")})
-    assert "".join(line + "\n" for line in map_lines(f, label, t_region)) == golden(name)
+    assert "".join(line + "\n" for line in lines(label, map_rows(f, t_region))) == golden(name)
 
 
 # -- the twin, and d f = f d ----------------------------------------------------------------------------------------

@@ -1,0 +1,191 @@
+"""The multiplicative commands of the CLI: `product`, `map`, `massey`, `yoneda`, `steenrod`, `sq0`.
+
+Each resolves what it needs (the module, and the unit or a second module beside it), lifts chain maps, prints the
+reference's lines for the same request on stdout and, with --json FILE, writes the same result as JSON (layouts in
+the README). Regions (--stem/--max-t, --max-s) are those of the module whose Ext the values live in, as in the
+reference's prompts. Bad classes, maps or brackets end in one line on stderr and exit status 2, like every other
+user error of nassau.cli, which registers these commands.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any, Callable
+
+from algebra.module import Module
+from algebra.module_json import read_spec
+from algebra.module_loader import load_module, module_from_spec
+from charts.atomic import write_text_atomic
+from charts.json_export import dumps
+from nassau.chain_map import ChainMap, lift
+from nassau.engine import CHANGE_OF_RINGS, choose_algorithm, resolve
+from nassau.ext_algebra import ExtAlgebra, is_unit_module, unit_module
+from nassau.ext_class import ClassError, ExtClass, parse_named_class
+from nassau.module_map import ModuleMapError, parse_module_map
+from nassau.product_lines import Row, lines, map_rows, product_rows, shifted_region
+from nassau.progress import Reporter
+from nassau.quasi_inverses import LiftError, Preimages
+from nassau.region import Region
+from nassau.resolution import Resolution
+from nassau.store import SaveDir
+
+COMMANDS = ("product", "map")
+#: What these commands raise for bad input; the CLI prints it as one line with status 2.
+ERRORS = (ClassError, ModuleMapError, LiftError)
+
+
+def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("product", help="multiply every class of Ext(MODULE) by classes of the sphere's Ext",
+                       description="Resolve MODULE and print NAME x_(n, s, j) = [v] for each --by class: its product "
+                                   "with every generator of Ext(MODULE) whose product lies in the region (the "
+                                   "reference's lift_hom lines). Classes are n,s,[v] in the sphere's Ext basis.")
+    computation_args(p)
+    p.add_argument("--by", action="append", required=True, metavar="NAME=n,s,[v]",
+                   help="a class of Ext(S_2) to multiply by, e.g. g=20,4,[1] (repeat for several)")
+    p.add_argument("--json", metavar="FILE", help="also write the products as JSON (see README)")
+
+    m = sub.add_parser("map", help="the map on Ext induced by a module homomorphism SOURCE -> TARGET",
+                       description="Resolve SOURCE over the region and TARGET over the region lowered by the map's "
+                                   "degree, lift the homomorphism to a chain map and print NAME x_(n, s, j) = [v]: "
+                                   "the image in Ext(SOURCE) of each generator of Ext(TARGET) (Ext is contravariant; "
+                                   "the reference's lift_hom between modules).")
+    computation_args(m)
+    m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in")
+    m.add_argument("--send", action="append", default=[], metavar="X=Y[+Z...]",
+                   help="the image of a basis element of SOURCE (by name) as a sum of basis elements of TARGET, or "
+                        "0; unnamed elements go to 0 (repeat for several)")
+    m.add_argument("--degree", type=int, default=0, metavar="D", help="the map raises degrees by D (default 0)")
+    m.add_argument("--name", default="f", help="the name printed on each line (default f)")
+    m.add_argument("--json", metavar="FILE", help="also write the map as JSON (see README)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from nassau import cli as base  # the CLI's shared checks (imported here: nassau.cli imports this module)
+
+    if args.threads < 1:
+        raise base.UserError(f"--threads must be at least 1 (got {args.threads})")
+    base._check_output(args.json)
+    base._check_gpu()
+    try:
+        result = {"product": _product, "map": _map}[args.command](args, base)
+    except ERRORS as exc:
+        raise base.UserError(str(exc)) from None
+    if args.json:
+        write_text_atomic(args.json, dumps(result))
+    return 0
+
+
+# -- resolving --------------------------------------------------------------------------------------------------
+class _Resolved:
+    """A module resolved over a region (saved and resumed when a save directory is given)."""
+
+    def __init__(self, module: Module, region: Region, algorithm: str, res: Resolution, label: str) -> None:
+        self.module, self.region, self.algorithm, self.res, self.label = module, region, algorithm, res, label
+
+    def preimages(self) -> Preimages:
+        return Preimages(self.res, "nassau" if self.algorithm == "nassau" else "standard")
+
+
+def _resolve_named(name: str, args: argparse.Namespace, base, save_dir: str | None = None) -> _Resolved:
+    """The module the command is about, by --algorithm, over the command's region."""
+    spec = read_spec(name)
+    module = module_from_spec(spec)
+    region = _region(module, args, base)
+    return _resolve(module, region, args.algorithm, args, base, spec=spec, save_dir=save_dir, label=spec.display)
+
+
+def _region(module: Module, args: argparse.Namespace, base) -> Region:
+    try:
+        return Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
+    except ValueError as exc:
+        raise base.UserError(str(exc)) from None
+
+
+def _resolve(module: Module, region: Region, requested: str, args: argparse.Namespace, base, spec=None,
+             save_dir: str | None = None, label: str = "") -> _Resolved:
+    """Resolve by the requested algorithm (a second module, the unit or a map's target, asks for "auto")."""
+    algorithm = choose_algorithm(module, requested)
+    if algorithm == CHANGE_OF_RINGS:  # that resolution is of F2 over B: products there would be Ext_B's
+        algorithm = "standard"
+    store = None
+    if save_dir:
+        store = SaveDir(Path(save_dir), spec, module, algorithm)
+        store.open(region)
+    reporter = Reporter(len(region.bidegrees()), f"{label or module.name} ({algorithm})", args.quiet)
+    try:
+        res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
+    except BaseException:
+        reporter.abort()
+        if store is not None:
+            store.close()
+        raise
+    reporter.finish(f"{label or module.name}: resolved through {base._span(region)} ({algorithm})")
+    return _Resolved(module, region, algorithm, res, label or module.name)
+
+
+def _secondary(args: argparse.Namespace) -> str:
+    """The algorithm for a module resolved beside the main one: standard if asked, else the best that applies."""
+    return "standard" if args.algorithm == "standard" else "auto"
+
+
+def _stdout_lines(lines: list[str], base) -> None:
+    base._stdout("".join(line + "\n" for line in lines))
+
+
+def _class_json(c: ExtClass) -> list[Any]:
+    return [c.n, c.s, list(c.vector)]
+
+
+def _region_json(region: Region) -> dict[str, Any]:
+    return {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}
+
+
+def _rows_json(name: str, rows: list[Row], shift: tuple[int, int]) -> list[dict[str, Any]]:
+    """Each row as {"name", "class": [n, s, j], "image": [n', s'], "vector": v}: the value on x_(n,s,j), in the
+    basis at (n', s') = (n, s) + shift."""
+    return [{"name": name, "class": [r.n, r.s, r.j], "image": [r.n + shift[0], r.s + shift[1]],
+             "vector": list(r.vector)} for r in rows]
+
+
+# -- product ----------------------------------------------------------------------------------------------------
+def _product(args: argparse.Namespace, base) -> dict[str, Any]:
+    named = [parse_named_class(text) for text in args.by]
+    mod = _resolve_named(args.module, args, base, args.save_dir)
+    if is_unit_module(mod.module):
+        unit = mod
+    else:
+        top = Region(max_s=max(c.s for _, c in named), min_degree=0, max_stem=max(0, max(c.n for _, c in named)))
+        unit = _resolve(unit_module(mod.module), top, _secondary(args), args, base)
+    for name, c in named:
+        c.check_in(unit.res, f"the class {name}")
+    alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
+    reporter = Reporter(0, "products", args.quiet)
+    found, text = [], []
+    for name, c in named:
+        rows = product_rows(alg, c, mod.region)
+        text.extend(lines(name, rows))
+        found.extend(_rows_json(name, rows, (c.n, c.s)))
+    _stdout_lines(text, base)
+    reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {base._span(mod.region)}")
+    return {"command": "product", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+            "by": {name: _class_json(c) for name, c in named}, "rows": found}
+
+
+# -- map --------------------------------------------------------------------------------------------------------
+def _map(args: argparse.Namespace, base) -> dict[str, Any]:
+    source = _resolve_named(args.module, args, base, args.save_dir)
+    target_module = load_module(args.target)
+    phi = parse_module_map(source.module, target_module, args.degree, args.send, source.region.t_limit)
+    phi.check_linear(source.region.t_limit)
+    t_region = shifted_region(source.region, 0, -args.degree, target_module.min_degree)
+    target = _resolve(target_module, t_region, _secondary(args), args, base)
+    reporter = Reporter(0, "map", args.quiet)
+    f = ChainMap.from_module_map(source.res, target.res, args.degree, phi.matrix, source.region, args.name)
+    lift([f], {id(target.res): target.preimages()}, args.threads)
+    rows = map_rows(f, t_region)
+    _stdout_lines(lines(args.name, rows), base)
+    reporter.finish(f"{source.label} -> {target.label}: {len(rows)} classes mapped through "
+                    f"{base._span(source.region)}")
+    return {"command": "map", "source": source.label, "target": target.label, "degree": args.degree,
+            "name": args.name, "region": _region_json(source.region), "target_region": _region_json(t_region),
+            "rows": _rows_json(args.name, rows, (-args.degree, 0))}

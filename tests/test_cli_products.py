@@ -1,0 +1,68 @@
+"""The multiplicative commands (product, map, massey, yoneda, steenrod, sq0): the reference's lines byte for byte, the
+JSON they write, and one clear line with status 2 for every kind of bad input."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import golden, run_cli
+
+
+def _one_line_error(out, needle: str) -> None:
+    err = out.stderr.decode()
+    assert out.returncode == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], err
+
+
+@pytest.mark.parametrize("algorithm,name", [("standard", "lift_hom-g-S_2"), ("nassau", "lift_hom-g-S_2-nassau")])
+def test_product_by_g(algorithm: str, name: str, tmp_path: Path) -> None:
+    out = run_cli("product", "S_2", "--by", "g=20,4,[1]", "--stem", "25", "--max-s", "9", "--algorithm", algorithm,
+                  "--quiet", "--json", str(tmp_path / "p.json"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode() == golden(name)
+    data = json.loads((tmp_path / "p.json").read_text())
+    assert data["by"] == {"g": [20, 4, [1]]}
+    assert data["rows"][0] == {"name": "g", "class": [0, 0, 0], "image": [20, 4], "vector": [1]}
+    assert len(data["rows"]) == len(golden(name).splitlines())
+
+
+def test_product_by_several_classes_on_a_module() -> None:
+    """C2: h0 times the bottom class lands in the empty (0, 1) (2 = 0 on the Moore spectrum); --by repeats, one
+    block per class."""
+    out = run_cli("product", "C2", "--by", "h0=0,1,[1]", "--by", "h1=1,1,[1]", "--stem", "6", "--max-s", "3",
+                  "--quiet")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.decode().splitlines()
+    assert lines[0] == "h0 x_(0, 0, 0) = []"
+    assert "h1 x_(0, 0, 0) = [1]" in lines
+    assert [x.split()[0] for x in lines] == sorted((x.split()[0] for x in lines), key=["h0", "h1"].index)
+
+
+@pytest.mark.parametrize("args,name", [
+    (["map", "S_2", "Cnu", "--send", "x0=x4", "--degree", "4", "--name", "p", "--stem", "11"], "lift_hom-Cnu-S_2"),
+    (["map", "Cnu", "S_2", "--send", "x0=x0", "--name", "i", "--stem", "15"], "lift_hom-S_2-Cnu"),
+])
+def test_map_is_the_references(args: list[str], name: str, tmp_path: Path) -> None:
+    out = run_cli(*args, "--max-s", "15", "--quiet", "--json", str(tmp_path / "m.json"))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.decode() == golden(name)
+    data = json.loads((tmp_path / "m.json").read_text())
+    assert len(data["rows"]) == len(golden(name).splitlines())
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["product", "S_2", "--by", "g=30,4,[1]", "--stem", "25", "--max-s", "9"], "outside the computed range"),
+    (["product", "S_2", "--by", "g=20,4,[1,0]", "--stem", "25", "--max-s", "9"], "needs a vector of length 1"),
+    (["product", "S_2", "--by", "g=20,4", "--stem", "25"], "cannot read the class"),
+    (["product", "S_2", "--by", "20,4,[1]", "--stem", "25"], "expected NAME=n,s,[v]"),
+    (["map", "S_2", "Cnu", "--send", "x0=x0", "--stem", "8"], "is not A-linear"),
+    (["map", "Cnu", "S_2", "--send", "x4=x0", "--degree", "-4", "--stem", "8"], "is not A-linear"),
+    (["map", "Cnu", "S_2", "--send", "y=x0", "--stem", "8"], "has no basis element 'y'"),
+    (["map", "Cnu", "S_2", "--send", "x4=x0", "--stem", "8"], "must go to degree 4"),
+])
+def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
+    _one_line_error(run_cli(*args, "--quiet"), needle)
