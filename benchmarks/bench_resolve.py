@@ -41,9 +41,9 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def run_once(stem: int, max_s: int, algorithm: str, threads: int) -> tuple[float, float]:
+def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = "S_2") -> tuple[float, float]:
     """(wall seconds, peak RSS MiB) of one CLI run."""
-    cmd = [sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", str(stem), "--max-s", str(max_s),
+    cmd = [sys.executable, "-m", "nassau", "resolve", module, "--stem", str(stem), "--max-s", str(max_s),
            "--algorithm", algorithm, "--threads", str(threads), "--quiet"]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)

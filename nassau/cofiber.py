@@ -57,12 +57,13 @@ class CofiberSpec:
         return spec
 
     def base_jobs(self, module: Module, region: Region) -> list[tuple[int, int]]:
-        """The bidegrees of M itself the run needs: every s <= S up to the run's largest t, and s = S + 1 as
-        far as x~ d_{S+1} can be nonzero (generators of degree <= T + top cell - bottom cell)."""
-        lo = module.min_degree
-        top = max(region.t_limit, self.t + module.max_degree - lo)
-        jobs = [(s, t) for s in range(self.s + 1) for t in range(lo + s, top + 1)]
-        return jobs + [(self.s + 1, t) for t in range(lo + self.s + 1, self.t + module.max_degree - lo + 1)]
+        """The bidegrees of M itself the run needs: the region's rows s <= S (the cofiber's (S, t) reads M's
+        generators of degree <= t, and the region's own shape supplies those), and the rectangle s <= S + 1,
+        t <= T + top cell - bottom cell, where x~ d_{S+1} can be nonzero."""
+        top = self.t + module.max_degree - module.min_degree
+        rows = {b for b in region.bidegrees() if b[0] <= self.s}
+        corner = {(s, t) for s in range(self.s + 2) for t in range(module.min_degree + s, top + 1)}
+        return sorted(rows | corner)
 
 
 class Truncation:

@@ -1,0 +1,60 @@
+"""Time the module kinds beside the sphere: whole runs and the resolution alone, per generator.
+
+    python benchmarks/bench_modules.py --stem 60 --max-s 20 --repeat 3
+
+Cases: S_2 (Nassau's algorithm, the yardstick), RP_inf (infinite projective space, standard), A-mod-Sq1-Sq2
+= A//A(1) over the whole algebra (finitely presented, standard) and by the change of rings (F2 over A(1)),
+and C2v14 (a cofiber). Whole runs are fresh `python -m nassau resolve` processes as in bench_resolve.py
+(start-up and kernel loading included, after a warm-up); "work" is resolve() alone, in this process, on one
+thread, which is what the per-generator figure uses.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from bench_resolve import machine, run_once
+
+CASES = [("S_2", "nassau"), ("RP_inf", "standard"), ("A-mod-Sq1-Sq2", "standard"),
+         ("A-mod-Sq1-Sq2", "change-of-rings"), ("C2v14", "standard")]
+
+
+def work(module_name: str, algorithm: str, stem: int, max_s: int) -> tuple[float, int]:
+    """(seconds in resolve(), generators in the region) for one in-process, one-thread run."""
+    from algebra.module_loader import load_module
+    from nassau.engine import resolve
+    from nassau.region import Region
+
+    module = load_module(module_name)
+    region = Region(max_s=max_s, min_degree=module.min_degree, max_stem=stem)
+    start = time.perf_counter()
+    res = resolve(module, region, algorithm, 1)
+    seconds = time.perf_counter() - start
+    return seconds, sum(k for b, k in res.dims().items() if region.contains(*b))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--stem", type=int, default=60)
+    ap.add_argument("--max-s", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    print(f"# machine: {machine()}")
+    print(f"# through stem {args.stem}, s <= {args.max_s}, {args.repeat} runs each after one warm-up, one thread")
+    print("module           algorithm        gens  whole min/med/max s  RSS MiB  work min/med s  ms/gen (work)")
+    for module, algorithm in CASES:
+        run_once(args.stem, args.max_s, algorithm, 1, module)  # warm numba's cache for this path
+        runs = [run_once(args.stem, args.max_s, algorithm, 1, module) for _ in range(args.repeat)]
+        walls = [w for w, _ in runs]
+        works = [work(module, algorithm, args.stem, args.max_s) for _ in range(args.repeat)]
+        gens = works[0][1]
+        seconds = [w for w, _ in works]
+        per_gen = 1000 * statistics.median(seconds) / max(gens, 1)
+        print(f"{module:16s} {algorithm:15s} {gens:5d}  {min(walls):6.2f} {statistics.median(walls):6.2f} "
+              f"{max(walls):6.2f}  {max(r for _, r in runs):7.0f}  {min(seconds):6.2f} {statistics.median(seconds):6.2f}"
+              f"  {per_gen:9.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
