@@ -2,9 +2,9 @@
 
     python benchmarks/bench_modules.py --stem 60 --max-s 20 --repeat 3
 
-Cases: S_2 (Nassau's algorithm, the yardstick), RP_inf (infinite projective space, standard), A-mod-Sq1-Sq2
-= A//A(1) over the whole algebra (finitely presented, standard) and by the change of rings (F2 over A(1)),
-and C2v14 (a cofiber). Whole runs are fresh `python -m nassau resolve` processes as in bench_resolve.py
+Cases: S_2 (Nassau's algorithm and the standard one: the yardsticks), RP_inf (infinite projective space,
+standard), A-mod-Sq1-Sq2 = A//A(1) over the whole algebra (finitely presented, standard) and by the change
+of rings (F2 over A(1)), and C2v14 (a cofiber). Whole runs are fresh `python -m nassau resolve` processes as in bench_resolve.py
 (start-up and kernel loading included, after a warm-up); "work" is resolve() alone, in this process, on one
 thread, which is what the per-generator figure uses.
 """
@@ -16,7 +16,7 @@ import time
 
 from bench_resolve import machine, run_once
 
-CASES = [("S_2", "nassau"), ("RP_inf", "standard"), ("A-mod-Sq1-Sq2", "standard"),
+CASES = [("S_2", "nassau"), ("S_2", "standard"), ("RP_inf", "standard"), ("A-mod-Sq1-Sq2", "standard"),
          ("A-mod-Sq1-Sq2", "change-of-rings"), ("C2v14", "standard")]
 
 
