@@ -140,16 +140,25 @@ class ChainMap:
         if g_s == 0:
             rows = self.initial(t)
             return from_bool(rows.astype(bool).reshape(last - first, self.target.module.dimension(tt)))
-        d = self.source.differential(s)
-        outs = [d.output(g)[0] for g in range(first, last)]
-        dx = np.zeros((len(outs), max(len(v) for v in outs)), dtype=np.uint64)
-        for k, v in enumerate(outs):
-            dx[k, :len(v)] = v
+        dx = stack([self.source.differential(s).output(g)[0] for g in range(first, last)])
         return self.free_map(s - 1).apply(t, dx, preimages.target_ngens(g_s, tt))
+
+    def images(self, s: int, t: int) -> np.ndarray:
+        """f of the generators of F_s in degree t, packed rows over G_{s'}(t') (the widest width recorded)."""
+        fs, fm = self.source.free(s), self.free_map(s)
+        return stack([fm.output(g)[0] for g in range(fs.gens_below(t), fs.gens_below(t + 1))])
 
     def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
         self.free_map(s).add_outputs(t, images, ngens)
         self.lifted[s] = t
+
+
+def stack(vectors: list[np.ndarray]) -> np.ndarray:
+    """Packed vectors of (possibly) different widths as the rows of one array, zero-padded to the widest."""
+    out = np.zeros((len(vectors), max((len(v) for v in vectors), default=0)), dtype=np.uint64)
+    for k, v in enumerate(vectors):
+        out[k, :len(v)] = v
+    return out
 
 
 def lift(maps: list[ChainMap], preimages: dict[int, Preimages] | None = None, threads: int = 1) -> None:

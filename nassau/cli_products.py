@@ -20,7 +20,8 @@ from charts.json_export import dumps
 from nassau.chain_map import ChainMap, lift
 from nassau.engine import CHANGE_OF_RINGS, choose_algorithm, resolve
 from nassau.ext_algebra import ExtAlgebra, is_unit_module, unit_module
-from nassau.ext_class import ClassError, ExtClass, parse_named_class
+from nassau.ext_class import ClassError, ExtClass, parse_class, parse_named_class
+from nassau.massey import MasseyError, massey_products, shift_of
 from nassau.module_map import ModuleMapError, parse_module_map
 from nassau.product_lines import Row, lines, map_rows, product_rows, shifted_region
 from nassau.progress import Reporter
@@ -29,9 +30,9 @@ from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.store import SaveDir
 
-COMMANDS = ("product", "map")
+COMMANDS = ("product", "map", "massey")
 #: What these commands raise for bad input; the CLI prints it as one line with status 2.
-ERRORS = (ClassError, ModuleMapError, LiftError)
+ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
 
 
 def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -59,6 +60,17 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
     m.add_argument("--json", metavar="FILE", help="also write the map as JSON (see README)")
 
 
+    q = sub.add_parser("massey", help="Massey products <a, b, x> for every x of Ext(MODULE) with x b = 0",
+                       description="Resolve MODULE (and the sphere beside it) and print <a, b, x_(n, s, [v])> = "
+                                   "[offset] + {indeterminacy} for every x in the kernel of b whose bracket lies in the "
+                                   "region and does not contain 0 (the reference's massey lines). a and b are classes "
+                                   "n,s,[v] of the sphere's Ext with a b = 0.")
+    computation_args(q)
+    q.add_argument("--a", required=True, metavar="n,s,[v]", help="the first class, e.g. 7,1,[1] (h3)")
+    q.add_argument("--b", required=True, metavar="n,s,[v]", help="the middle class, e.g. 0,4,[1] (h0^4)")
+    q.add_argument("--json", metavar="FILE", help="also write the brackets as JSON (see README)")
+
+
 def run(args: argparse.Namespace) -> int:
     from nassau import cli as base  # the CLI's shared checks (imported here: nassau.cli imports this module)
 
@@ -67,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     base._check_output(args.json)
     base._check_gpu()
     try:
-        result = {"product": _product, "map": _map}[args.command](args, base)
+        result = {"product": _product, "map": _map, "massey": _massey}[args.command](args, base)
     except ERRORS as exc:
         raise base.UserError(str(exc)) from None
     if args.json:
@@ -132,8 +144,8 @@ def _stdout_lines(lines: list[str], base) -> None:
     base._stdout("".join(line + "\n" for line in lines))
 
 
-def _class_json(c: ExtClass) -> list[Any]:
-    return [c.n, c.s, list(c.vector)]
+def _class_json(c: ExtClass) -> dict[str, Any]:
+    return {"n": c.n, "s": c.s, "vector": list(c.vector)}
 
 
 def _region_json(region: Region) -> dict[str, Any]:
@@ -151,11 +163,7 @@ def _rows_json(name: str, rows: list[Row], shift: tuple[int, int]) -> list[dict[
 def _product(args: argparse.Namespace, base) -> dict[str, Any]:
     named = [parse_named_class(text) for text in args.by]
     mod = _resolve_named(args.module, args, base, args.save_dir)
-    if is_unit_module(mod.module):
-        unit = mod
-    else:
-        top = Region(max_s=max(c.s for _, c in named), min_degree=0, max_stem=max(0, max(c.n for _, c in named)))
-        unit = _resolve(unit_module(mod.module), top, _secondary(args), args, base)
+    unit = _unit_beside(mod, [(c.n, c.s) for _, c in named], args, base)
     for name, c in named:
         c.check_in(unit.res, f"the class {name}")
     alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
@@ -169,6 +177,32 @@ def _product(args: argparse.Namespace, base) -> dict[str, Any]:
     reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {base._span(mod.region)}")
     return {"command": "product", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
             "by": {name: _class_json(c) for name, c in named}, "rows": found}
+
+
+def _unit_beside(mod: _Resolved, reach: list[tuple[int, int]], args: argparse.Namespace, base) -> _Resolved:
+    """The sphere's resolution: the module's own when it is k, else one through every (n, s) in reach."""
+    if is_unit_module(mod.module):
+        return mod
+    top = Region(max_s=max(s for _, s in reach), min_degree=0, max_stem=max(0, max(n for n, _ in reach)))
+    return _resolve(unit_module(mod.module), top, _secondary(args), args, base)
+
+
+# -- massey -----------------------------------------------------------------------------------------------------
+def _massey(args: argparse.Namespace, base) -> dict[str, Any]:
+    a, b = parse_class(args.a), parse_class(args.b)
+    mod = _resolve_named(args.module, args, base, args.save_dir)
+    sn, ss = shift_of(a, b)
+    unit = _unit_beside(mod, [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)], args, base)
+    alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
+    reporter = Reporter(0, "massey", args.quiet)
+    brackets = massey_products(alg, a, b, mod.region, args.threads)
+    _stdout_lines([x.line() for x in brackets], base)
+    reporter.finish(f"{mod.label}: {len(brackets)} brackets <a, b, x> with nonzero offset through "
+                    f"{base._span(mod.region)}")
+    return {"command": "massey", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+            "a": _class_json(a), "b": _class_json(b), "shift": [sn, ss],
+            "brackets": [{"x": _class_json(x.c), "bidegree": [x.c.n + sn, x.c.s + ss], "offset": list(x.offset),
+                          "indeterminacy": [list(r) for r in x.indeterminacy]} for x in brackets]}
 
 
 # -- map --------------------------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ class ExtAlgebra:
         self.threads = threads
         self._class_maps: dict[ExtClass, ChainMap] = {}
         self._generator_maps: dict[tuple[int, int, int], ChainMap] = {}
+        self._unit_algebra: ExtAlgebra | None = None
 
     def dim(self, res: Resolution, n: int, s: int) -> int:
         return res.new_gens.get((s, n + s), 0)
@@ -65,7 +66,7 @@ class ExtAlgebra:
         x + b (shape dim(x) x dim(x + b))."""
         wanted = [x for x in at if self.computed(x[0] + b.n, x[1] + b.s) and self.computed(*x)]
         if self.is_unit:
-            f = self._class_map(b, wanted)
+            f = self.class_map(b, [(n + b.n, s + b.s) for n, s in wanted])
             return {x: f.hom_k(x[1] + b.s, x[0] + x[1] + b.t) for x in wanted}
         maps = self._generator_maps_through(b, wanted)
         out = {}
@@ -77,9 +78,19 @@ class ExtAlgebra:
             out[(n, s)] = np.array(rows, dtype=np.uint8).reshape(len(rows), self.dim(self.module, n + b.n, s + b.s))
         return out
 
-    def _class_map(self, b: ExtClass, wanted: list[Bidegree]) -> ChainMap:
-        """The chain map F -> F lifted from b, extended over the inputs x + b."""
-        region = _stem_region(self.module, [(n + b.n, s + b.s) for n, s in wanted])
+    @property
+    def unit_algebra(self) -> "ExtAlgebra":
+        """Ext(k) over itself, on the unit's resolution (this algebra when M is k)."""
+        if self.is_unit:
+            return self
+        if self._unit_algebra is None:
+            self._unit_algebra = ExtAlgebra(self.unit, self.unit, self.preimages[id(self.unit)], threads=self.threads)
+        return self._unit_algebra
+
+    def class_map(self, b: ExtClass, inputs: list[Bidegree]) -> ChainMap:
+        """The chain map F -> F lifted from b (M = k only), extended over the given input bidegrees (n, s)."""
+        assert self.is_unit, "a class of Ext(k) lifts to a self-map of the unit's resolution only"
+        region = _stem_region(self.module, inputs)
         f = self._class_maps.get(b)
         if f is None:
             f = ChainMap.from_class(self.module, self.unit, b.n, b.s, b.array, region, f"{b}")
