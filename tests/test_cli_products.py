@@ -25,7 +25,7 @@ def test_product_by_g(algorithm: str, name: str, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert out.stdout.decode() == golden(name)
     data = json.loads((tmp_path / "p.json").read_text())
-    assert data["by"] == {"g": [20, 4, [1]]}
+    assert data["by"] == {"g": {"n": 20, "s": 4, "vector": [1]}}
     assert data["rows"][0] == {"name": "g", "class": [0, 0, 0], "image": [20, 4], "vector": [1]}
     assert len(data["rows"]) == len(golden(name).splitlines())
 
