@@ -1,8 +1,10 @@
 """The machine-readable chart (DESIGN 6): nonzero dimensions and product entries, plus what rebuilds the model.
 
 {"module", "prime", "algorithm", "max_stem", "max_s", "min_degree", "rows": [{"s", "max_stem"}],
- "ext": [{"stem", "s", "dim"}], "products": [{"op", "source": [n, s, i], "target": [n, s, j]}]}
-"ext" lists nonzero dimensions sorted by (stem, s); products are sorted by (source, op, target) for stable diffs.
+ "ext": [{"stem", "s", "dim"}], "operations": [{"op", "shift": [dn, ds]}],
+ "products": [{"op", "source": [n, s, i], "target": [n, s, j]}]}
+"ext" lists nonzero dimensions sorted by (stem, s); products are sorted by (source, op, target) for stable diffs;
+"operations" names what the products multiply by (h0..h3 unless the chart was asked for others).
 """
 from __future__ import annotations
 
@@ -11,12 +13,13 @@ import os
 from typing import Any
 
 from charts.atomic import write_text_atomic
-from charts.model import OPS, Chart, Product
+from charts.model import Chart, Product, default_operations
 
 
 def to_json(chart: Chart) -> dict[str, Any]:
     """The chart as a JSON-ready dict."""
-    products = sorted(chart.products, key=lambda p: (p.source, OPS.index(p.op), p.target))
+    order = list(chart.operations)
+    products = sorted(chart.products, key=lambda p: (p.source, order.index(p.op), p.target))
     return {
         "module": chart.module,
         "prime": chart.prime,
@@ -26,6 +29,7 @@ def to_json(chart: Chart) -> dict[str, Any]:
         "min_degree": chart.min_degree,
         "rows": [{"s": s, "max_stem": chart.rows[s]} for s in sorted(chart.rows)],
         "ext": [{"stem": n, "s": s, "dim": chart.dim(n, s)} for n, s in chart.nonzero_bidegrees()],
+        "operations": [{"op": op, "shift": list(shift)} for op, shift in chart.operations.items()],
         "products": [{"op": p.op, "source": list(p.source), "target": list(p.target)} for p in products],
     }
 
@@ -42,6 +46,8 @@ def from_json(data: dict[str, Any]) -> Chart:
         rows={row["s"]: row["max_stem"] for row in data["rows"]},
         dims={(e["stem"], e["s"]): e["dim"] for e in data["ext"]},
         products=[Product(p["op"], tuple(p["source"]), tuple(p["target"])) for p in data["products"]],
+        operations=({o["op"]: tuple(o["shift"]) for o in data["operations"]} if "operations" in data
+                    else default_operations()),
     )
 
 

@@ -1,10 +1,12 @@
 """The chart model: what the engine hands to every exporter.
 
 A chart is the Adams E2 page over a computed region: dim Ext^{s, n+s} for each (n, s) the resolution reached, plus
-the nonzero entries of the filtration-one product matrices (h0..h3). Exporters never see the engine, only this.
+the nonzero entries of product matrices: the filtration-one products h0..h3 by default, or products by any named
+class (c0, Ph1, g, ...). Exporters never see the engine, only this.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 Generator = tuple[int, int, int]
@@ -14,14 +16,27 @@ OPS: tuple[str, ...] = ("h0", "h1", "h2", "h3")
 """The filtration-one operations drawn in charts, h_i = Sq^(2^i) (REFERENCE 6.3)."""
 
 
+_H = re.compile(r"^h(\d+)$")
+
+
 def op_shift(op: str) -> tuple[int, int]:
     """(dn, ds) of multiplication by h_i: it raises t by 2^i and s by 1, so the stem by 2^i - 1."""
-    return 2 ** OPS.index(op) - 1, 1
+    m = _H.match(op)
+    if m is None:
+        raise ValueError(f"{op!r} is not an h_i; its shift is the bidegree of the class it names")
+    return 2 ** int(m.group(1)) - 1, 1
+
+
+def default_operations() -> dict[str, tuple[int, int]]:
+    """h0..h3 and their shifts: what a chart carries unless asked for other products."""
+    return {op: op_shift(op) for op in OPS}
 
 
 def reference_op_name(op: str) -> str:
-    """The reference's spelling of an operation ("h0" -> "h_0"), used where its formats name products."""
-    return f"{op[0]}_{op[1:]}"
+    """The reference's spelling of an operation ("h0" -> "h_0"), used where its formats name products; other
+    names (c0, Ph1, g) are kept as they are."""
+    m = _H.match(op)
+    return f"h_{m.group(1)}" if m else op
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,8 @@ class Chart:
     rows: dict[int, int]
     dims: dict[tuple[int, int], int]
     products: list[Product] = field(default_factory=list)
+    #: The operations the products use, in drawing order, each with its (dn, ds).
+    operations: dict[str, tuple[int, int]] = field(default_factory=default_operations)
 
     def __post_init__(self) -> None:
         missing = [s for s in range(self.max_s + 1) if s not in self.rows]
@@ -64,9 +81,9 @@ class Chart:
             self._check_product(p)
 
     def _check_product(self, p: Product) -> None:
-        if p.op not in OPS:
+        if p.op not in self.operations:
             raise ValueError(f"unknown operation {p.op!r} in {p}")
-        dn, ds = op_shift(p.op)
+        dn, ds = self.operations[p.op]
         (n, s, i), (n2, s2, j) = p.source, p.target
         if (n2, s2) != (n + dn, s + ds):
             raise ValueError(f"{p.op} does not map bidegree {(n, s)} to {(n2, s2)}")

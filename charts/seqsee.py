@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from charts.model import OPS, Chart, Generator, reference_op_name
+from charts.model import Chart, Generator, reference_op_name
 
 EDGE_ATTRIBUTES: dict[str, list[dict[str, str]]] = {"h_2": [{"pattern": "dashed"}]}
 """Edge styles beyond SeqSee's default (solid black): h2 dashed, as in our SVG."""
@@ -32,7 +32,7 @@ def to_seqsee(chart: Chart) -> dict[str, Any]:
         for p in products
     ]
     used = {p.op for p in chart.products}
-    styles = {reference_op_name(op): EDGE_ATTRIBUTES.get(reference_op_name(op), []) for op in OPS if op in used}
+    styles = {reference_op_name(op): EDGE_ATTRIBUTES.get(reference_op_name(op), []) for op in chart.operations if op in used}
     return {
         "header": {
             "metadata": {"htmltitle": f"Ext chart of {chart.module} ({chart.algorithm})"},

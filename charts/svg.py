@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from xml.sax.saxutils import escape
 
 from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame, fmt
-from charts.model import OPS, Chart, Product, reference_op_name
+from charts.model import Chart, Product, reference_op_name
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
@@ -98,7 +98,7 @@ def _structlines(chart: Chart, dots: Dots) -> Iterator[str]:
 
     Lines between crowded bidegrees coincide (all their generators share a dot), so each is drawn once.
     """
-    groups: dict[str, dict[str, None]] = {op: {} for op in OPS}
+    groups: dict[str, dict[str, None]] = {op: {} for op in chart.operations}
     for p in sorted(chart.products, key=lambda p: (p.target[:2], p.op, p.source, p.target)):
         (x1, y1), (x2, y2) = dots[p.source[:2]][1][p.source[2]], dots[p.target[:2]][1][p.target[2]]
         groups[p.op][f'<line x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}"/>'] = None

@@ -20,7 +20,9 @@ def sample() -> Chart:
 
 def test_layout_lists_nonzero_dims_sorted_by_stem_then_s():
     data = to_json(sample())
-    assert list(data) == ["module", "prime", "algorithm", "max_stem", "max_s", "min_degree", "rows", "ext", "products"]
+    assert list(data) == ["module", "prime", "algorithm", "max_stem", "max_s", "min_degree", "rows", "ext",
+                          "operations", "products"]
+    assert data["operations"] == [{"op": f"h{i}", "shift": [2 ** i - 1, 1]} for i in range(4)]
     assert data["ext"] == [
         {"stem": -2, "s": 0, "dim": 1}, {"stem": -2, "s": 1, "dim": 2},
         {"stem": -1, "s": 1, "dim": 1}, {"stem": 1, "s": 1, "dim": 1},
@@ -30,6 +32,23 @@ def test_layout_lists_nonzero_dims_sorted_by_stem_then_s():
         {"op": "h0", "source": [-2, 0, 0], "target": [-2, 1, 1]},
         {"op": "h1", "source": [-2, 0, 0], "target": [-1, 1, 0]},
     ]
+
+
+def test_products_by_named_classes_round_trip(tmp_path):
+    """A chart asked for c0 and h1 lines: the operations (and their order) survive the file, and a product whose
+    target does not match its operation's shift is refused."""
+    chart = Chart("S_2", 2, "nassau", 14, 4, 0, rows_rectangle(14, 4), {(0, 0): 1, (1, 1): 1, (8, 3): 1, (9, 4): 1},
+                  [Product("h1", (8, 3, 0), (9, 4, 0)), Product("c0", (1, 1, 0), (9, 4, 0))],
+                  operations={"c0": (8, 3), "h1": (1, 1)})
+    path = tmp_path / "chart.json"
+    write_json(chart, path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["operations"] == [{"op": "c0", "shift": [8, 3]}, {"op": "h1", "shift": [1, 1]}]
+    assert [p["op"] for p in data["products"]] == ["c0", "h1"]
+    assert to_json(from_json(data)) == data
+    with pytest.raises(ValueError, match="does not map"):
+        Chart("S_2", 2, "nassau", 14, 4, 0, rows_rectangle(14, 4), {(0, 0): 1, (8, 3): 1, (9, 4): 1},
+              [Product("c0", (0, 0, 0), (9, 4, 0))], operations={"c0": (8, 3)})
 
 
 def test_round_trip_through_a_file(tmp_path):
