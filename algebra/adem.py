@@ -24,7 +24,7 @@ def parse_adem(text: str) -> tuple[int, ...]:
         if not m or int(m.group(1)) == 0:
             raise ValueError(f"{text!r} is not an admissible Adem monomial (expected e.g. Sq7 Sq3)")
         factors.append(int(m.group(1)))
-    if not factors or any(a < 2 * b for a, b in zip(factors, factors[1:])):
+    if not factors or any(a < 2 * b for a, b in zip(factors, factors[1:], strict=False)):
         raise ValueError(f"{text!r} is not an admissible Adem monomial (each exponent must be at least twice the next)")
     return tuple(factors)
 

@@ -20,7 +20,7 @@ from algebra.adem import adem_to_milnor, parse_adem
 from algebra.free_map import FreeMap
 from algebra.free_module import FreeModule
 from algebra.milnor_basis import MilnorBasis, format_element, parse_element
-from algebra.module import identity_table
+from algebra.module import LazyTables
 from algebra.module_json import ModuleError, ModuleSpec
 from algebra.ppart import degree
 from algebra.fd_module import FDModule
@@ -62,7 +62,7 @@ class FinitelyPresentedModule:
         self._lock = threading.Lock()
         self._degrees: dict[int, _Degree] = {}
         self._lifts: dict[int, FreeMap] = {}
-        self._tables: dict[tuple[int, int], np.ndarray | None] = {}
+        self.action_table = LazyTables(self._table, self.dimension)
 
     @property
     def min_degree(self) -> int:
@@ -125,23 +125,15 @@ class FinitelyPresentedModule:
         return FDModule(name=self.name, profile=self.subalgebra, algebra=MilnorBasis(self.subalgebra),
                         names={deg: [gen]}, source=self.source)
 
-    def action_table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
-        if op_deg == 0:
-            return identity_table(self.dimension(in_deg))
-        key = (op_deg, in_deg)
-        with self._lock:
-            if key in self._tables:
-                return self._tables[key]
+    def _table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
+        """All of A_op on M_in: the lifts of M_in's basis multiplied in G (one batch), then reduced by Q."""
         din, dout, dop = self.dimension(in_deg), self.dimension(in_deg + op_deg), self.algebra.dimension(op_deg)
-        table = None
-        if din and dout and dop:
-            products = self._lift(in_deg).matrix(in_deg + op_deg)  # rows: m_k-major, then P in A_op
-            out = self._degree(in_deg + op_deg)
-            acted = gf2_matmul(products, out.quotient, self.free.dimension(in_deg + op_deg), dout)
-            dense = to_bool(acted, dout).reshape(din, dop, dout).transpose(1, 0, 2)
-            table = np.ascontiguousarray(dense, dtype=np.uint8) if dense.any() else None
-        with self._lock:
-            return self._tables.setdefault(key, table)
+        if not (din and dout and dop):
+            return None
+        products = self._lift(in_deg).matrix(in_deg + op_deg)  # rows: m_k-major, then P in A_op
+        acted = gf2_matmul(products, self._degree(in_deg + op_deg).quotient, self.free.dimension(in_deg + op_deg),
+                           dout)
+        return np.ascontiguousarray(to_bool(acted, dout).reshape(din, dop, dout).transpose(1, 0, 2), dtype=np.uint8)
 
 
 def _quotient_subalgebra(profile: Profile, gens: list[tuple[str, int]],

@@ -7,7 +7,8 @@ which kind it holds.
 """
 from __future__ import annotations
 
-from typing import Protocol
+import threading
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -54,3 +55,26 @@ def act(module: Module, r: tuple[int, ...], in_deg: int, vector: np.ndarray) -> 
 
 def identity_table(dim: int) -> np.ndarray:
     return np.eye(dim, dtype=np.uint8)[None]
+
+
+class LazyTables:
+    """A module's action_table for kinds that compute tables on demand: the unit acts as the identity, each
+    (op degree, input degree) is computed once (thread-safe) and a zero table is kept as None."""
+
+    def __init__(self, compute: Callable[[int, int], np.ndarray | None], dimension: Callable[[int], int]) -> None:
+        self._compute, self._dimension = compute, dimension
+        self._lock = threading.Lock()
+        self._tables: dict[tuple[int, int], np.ndarray | None] = {}
+
+    def __call__(self, op_deg: int, in_deg: int) -> np.ndarray | None:
+        if op_deg == 0:
+            return identity_table(self._dimension(in_deg))
+        key = (op_deg, in_deg)
+        with self._lock:
+            if key in self._tables:
+                return self._tables[key]
+        table = self._compute(op_deg, in_deg)
+        if table is not None and not table.any():
+            table = None
+        with self._lock:
+            return self._tables.setdefault(key, table)

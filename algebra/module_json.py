@@ -84,7 +84,7 @@ def read_spec(spec: str, cwd: Path | None = None) -> ModuleSpec:
 
 def _tensor_spec(factors: list[ModuleSpec]) -> ModuleSpec:
     primes = [f.data.get("p") for f in factors]
-    for f, p in zip(factors[1:], primes[1:]):
+    for f, p in zip(factors[1:], primes[1:], strict=True):
         if p != primes[0]:
             raise ModuleError(f"cannot tensor {factors[0].display} (p = {primes[0]}, {factors[0].path}) with "
                               f"{f.display} (p = {p}, {f.path}): the primes differ")

@@ -8,12 +8,10 @@ each degree is one cell or none, and tables are computed only for the degrees a 
 """
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 
 from algebra.milnor_basis import MilnorBasis
-from algebra.module import identity_table
+from algebra.module import LazyTables
 from algebra.module_json import ModuleError, ModuleSpec
 from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN
 from algebra.profile import Profile
@@ -45,8 +43,7 @@ class RealProjectiveSpace:
         self.algebra = MilnorBasis(profile)
         self.source = source
         self.bottom, self.top, self.shift, self.cleared = bottom, top, shift, cleared
-        self._lock = threading.Lock()
-        self._tables: dict[tuple[int, int], np.ndarray | None] = {}
+        self.action_table = LazyTables(self._table, self.dimension)
 
     @property
     def min_degree(self) -> int:
@@ -65,19 +62,12 @@ class RealProjectiveSpace:
     def basis_name(self, d: int, i: int) -> str:
         return f"x^{{{d - self.shift}}}"
 
-    def action_table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
-        if op_deg == 0:
-            return identity_table(self.dimension(in_deg))
+    def _table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
         if not (self.dimension(in_deg) and self.dimension(in_deg + op_deg)):
             return None
-        key = (op_deg, in_deg)
-        with self._lock:
-            if key not in self._tables:
-                k = in_deg - self.shift
-                words = self.algebra.words(op_deg)
-                column = np.array([rp_coefficient(k, _exponents(int(w))) for w in words], dtype=np.uint8)
-                self._tables[key] = column.reshape(-1, 1, 1) if column.any() else None
-            return self._tables[key]
+        k = in_deg - self.shift
+        column = [rp_coefficient(k, _exponents(int(w))) for w in self.algebra.words(op_deg)]
+        return np.array(column, dtype=np.uint8).reshape(-1, 1, 1)
 
 
 def _exponents(word: int) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from algebra.milnor_basis import MilnorBasis
-from algebra.module import Module, identity_table
+from algebra.module import LazyTables, Module
 from algebra.module_json import ModuleError
 
 
@@ -28,7 +28,7 @@ class TensorModule:
         self.algebra = MilnorBasis(self.profile)
         self.source = f"{left.source} (x) {right.source}"
         self._lock = threading.Lock()
-        self._tables: dict[tuple[int, int], np.ndarray | None] = {}
+        self.action_table = LazyTables(self._table, self.dimension)
         self._splits: dict[int, dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]]] = {}
 
     @property
@@ -75,40 +75,30 @@ class TensorModule:
         for k in range(alg.dimension(e)):
             r = alg.element(e, k)
             for r1 in itertools.product(*(range(x + 1) for x in r)):
-                r2 = tuple(x - y for x, y in zip(r, r1))
+                r2 = tuple(x - y for x, y in zip(r, r1, strict=True))
                 e1 = e - sum(x * ((2 << i) - 1) for i, x in enumerate(r2))
                 triples.setdefault(e1, []).append((k, alg.index(_trim(r1)), alg.index(_trim(r2))))
-        found = {e1: tuple(np.array(col, dtype=np.int64) for col in zip(*ts)) for e1, ts in triples.items()}
+        found = {e1: tuple(np.array(col, dtype=np.int64) for col in zip(*ts, strict=True)) for e1, ts in triples.items()}
         with self._lock:
             return self._splits.setdefault(e, found)
 
-    def action_table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
-        if op_deg == 0:
-            return identity_table(self.dimension(in_deg))
-        key = (op_deg, in_deg)
-        with self._lock:
-            if key in self._tables:
-                return self._tables[key]
+    def _table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
         n_out = in_deg + op_deg
         din, dout = self.dimension(in_deg), self.dimension(n_out)
+        if not (din and dout):
+            return None
         table = np.zeros((self.algebra.dimension(op_deg), din, dout), dtype=np.uint8)
-        targets = {i: (offset, dr) for i, _, dr, offset in self._parts(n_out)}
-        for i, dl, dr, offset in self._parts(in_deg) if din and dout else ():
+        targets = {i: offset for i, _, _, offset in self._parts(n_out)}
+        for i, dl, dr, offset in self._parts(in_deg):
             for e1, (ks, k1, k2) in self._coproduct(op_deg).items():
-                if i + e1 not in targets:
-                    continue
                 tl = self.left.action_table(e1, i)
                 tr = self.right.action_table(op_deg - e1, in_deg - i)
-                if tl is None or tr is None:
+                if i + e1 not in targets or tl is None or tr is None:
                     continue
-                out_offset, out_dr = targets[i + e1]
+                out_offset = targets[i + e1]
                 block = np.einsum("kab,kcd->kacbd", tl[k1], tr[k2]).reshape(len(ks), dl * dr, -1)
-                region = table[:, offset:offset + dl * dr, out_offset:out_offset + block.shape[2]]
-                np.add.at(region, ks, block)
-        table %= 2
-        result = table if table.any() else None
-        with self._lock:
-            return self._tables.setdefault(key, result)
+                np.add.at(table[:, offset:offset + dl * dr, out_offset:out_offset + block.shape[2]], ks, block)
+        return table % 2
 
 
 def _trim(r: tuple[int, ...]) -> tuple[int, ...]:
