@@ -3,20 +3,53 @@ from __future__ import annotations
 
 import numpy as np
 
-from charts.model import Chart, Product
+from charts.model import Chart, Product, default_operations
+from nassau.ext_algebra import ExtAlgebra
+from nassau.ext_class import ExtClass
 from nassau.filtration_one import CHART_OPERATIONS, product_matrices
+from nassau.product_lines import below_top, nonzero_bidegrees
 from nassau.region import Region
 from nassau.resolution import Resolution
 
 
-def build_chart(res: Resolution, region: Region, module_name: str, algorithm: str, products: bool = True) -> Chart:
-    """dim Ext over the region, and (if asked) every nonzero entry of the h0..h3 product matrices."""
+def build_chart(res: Resolution, region: Region, module_name: str, algorithm: str, products: bool = True,
+                operations: dict[str, ExtClass] | None = None, alg: ExtAlgebra | None = None) -> Chart:
+    """dim Ext over the region and, if asked, every nonzero entry of its product matrices: by h0..h3, or by the
+    named classes of `operations` (h_i read off the resolution, any other class lifted through `alg`)."""
     rows = region.chart_rows()
     dims = {(t - s, s): k for (s, t), k in res.dims().items() if k and region.contains(s, t)}
-    entries = []
-    if products:
-        for pm in product_matrices(res, region, CHART_OPERATIONS):
-            for j, k in zip(*np.nonzero(pm.matrix)):
-                entries.append(Product(f"h{pm.i}", (*pm.source, int(j)), (*pm.target, int(k))))
+    entries: list[Product] = []
+    shifts = default_operations()
+    if products and operations is None:
+        entries = _filtration_one(res, region, {f"h{i}": i for i in CHART_OPERATIONS})
+    elif products:
+        shifts = {name: (c.n, c.s) for name, c in operations.items()}
+        h_i = {name: _h_index(c) for name, c in operations.items() if _h_index(c) is not None}
+        by_h = _filtration_one(res, region, h_i)
+        for name, c in operations.items():
+            if name in h_i:
+                entries.extend(p for p in by_h if p.op == name)
+                continue
+            at = [x for x in nonzero_bidegrees(res, region) if below_top(region, x[0] + c.n, x[1] + c.s)]
+            for (n, s), mat in alg.products(c, at).items():
+                entries.extend(Product(name, (n, s, int(j)), (n + c.n, s + c.s, int(k))) for j, k in zip(*np.nonzero(mat)))
     return Chart(module=module_name, prime=2, algorithm=algorithm, max_stem=region.chart_max_stem,
-                 max_s=region.max_s, min_degree=res.min_degree, rows=rows, dims=dims, products=entries)
+                 max_s=region.max_s, min_degree=res.min_degree, rows=rows, dims=dims, products=entries,
+                 operations=shifts)
+
+
+def _h_index(c: ExtClass) -> int | None:
+    """i when c is h_i (the only class at (2^i - 1, 1)), else None."""
+    if c.s == 1 and c.vector == (1,) and c.n >= 0 and (c.n + 1) & c.n == 0:
+        return (c.n + 1).bit_length() - 1
+    return None
+
+
+def _filtration_one(res: Resolution, region: Region, names: dict[str, int]) -> list[Product]:
+    """The nonzero entries of the h_i matrices, labelled by the given names (name -> i)."""
+    label = {i: name for name, i in names.items()}
+    out = []
+    for pm in product_matrices(res, region, label):
+        for j, k in zip(*np.nonzero(pm.matrix)):
+            out.append(Product(label[pm.i], (*pm.source, int(j)), (*pm.target, int(k))))
+    return out

@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
     res.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
     res.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    cli_products.add_chart_products_arg(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
@@ -88,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     chart.add_argument("--svg", metavar="FILE")
     chart.add_argument("--seqsee", metavar="FILE")
     chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
+    cli_products.add_chart_products_arg(chart)
     return parser
 
 
@@ -213,7 +215,8 @@ def _compute(args: argparse.Namespace) -> int:
         reporter.finish(f"{spec.display}: products through {_span(region)}")
         return 0
     wants_products = bool(args.svg or args.json or args.seqsee)
-    chart = build_chart(res, region, spec.display, algorithm, products=wants_products)
+    chart = build_chart(res, region, spec.display, algorithm, products=wants_products,
+                        **(cli_products.chart_products(args, res, algorithm) if wants_products else {}))
     _write_outputs(chart, args)
     _stdout(text_chart(chart))
     total = sum(chart.dims.values())
@@ -289,7 +292,8 @@ def _chart(args: argparse.Namespace) -> int:
         raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
                          f"s={s})); finish it with: nassau resolve {spec.display} {_region_flags(region)} "
                          f"--algorithm {algorithm} --save-dir {save}")
-    chart = build_chart(res, region, spec.display, algorithm, products=True)
+    chart = build_chart(res, region, spec.display, algorithm, products=True,
+                        **cli_products.chart_products(args, res, algorithm))
     _write_outputs(chart, args)
     if not args.quiet:
         _stdout(text_chart(chart))

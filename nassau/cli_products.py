@@ -20,7 +20,8 @@ from charts.json_export import dumps
 from nassau.chain_map import ChainMap, lift
 from nassau.engine import CHANGE_OF_RINGS, choose_algorithm, resolve
 from nassau.ext_algebra import ExtAlgebra, is_unit_module, unit_module
-from nassau.ext_class import ClassError, ExtClass, parse_class, parse_named_class
+from nassau.ext_class import (ClassError, ExtClass, known_bidegree, parse_class, parse_named_class, parse_operation,
+                              sphere_class)
 from nassau.massey import MasseyError, massey_products, shift_of
 from nassau.module_map import ModuleMapError, parse_module_map
 from nassau.product_lines import Row, lines, map_rows, product_rows, shifted_region
@@ -85,6 +86,50 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_text_atomic(args.json, dumps(result))
     return 0
+
+
+# -- chart products --------------------------------------------------------------------------------------------
+def add_chart_products_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--products", nargs="+", metavar="OP",
+                   help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
+                        "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+
+
+def chart_products(args: argparse.Namespace, res: Resolution, algorithm: str) -> dict[str, Any]:
+    """build_chart's keywords for the operations asked by --products (none: the default h0..h3)."""
+    from nassau import cli as base
+
+    if not getattr(args, "products", None):
+        return {}
+    try:
+        items = [parse_operation(x) for text in args.products for x in _split(text)]
+        reach = [(c.n, c.s) if c is not None else known_bidegree(name) for name, c in items]
+        method = "nassau" if algorithm == "nassau" else "standard"
+        unit, unit_method = res, method
+        if not is_unit_module(res.module):
+            top = [b for b in reach if b is not None] or [(0, 0)]
+            k = unit_module(res.module)
+            unit_algorithm = choose_algorithm(k, "auto")
+            unit = resolve(k, Region(max_s=max(s for _, s in top), min_degree=0,
+                                     max_stem=max(0, max(n for n, _ in top))), unit_algorithm)
+            unit_method = "nassau" if unit_algorithm == "nassau" else "standard"
+        operations = {}
+        for name, c in items:
+            c = c if c is not None else sphere_class(name, unit)
+            c.check_in(unit, f"the class {name}")
+            operations[name] = c
+            if algorithm == CHANGE_OF_RINGS and not (c.s == 1 and c.vector == (1,)):
+                raise ClassError(f"{name}: a change-of-rings resolution holds Ext over the subalgebra, whose classes "
+                                 "are not the sphere's; draw products by h_i only, or use --algorithm standard")
+    except ERRORS as exc:
+        raise base.UserError(str(exc)) from None
+    alg = ExtAlgebra(res, unit, Preimages(res, method), Preimages(unit, unit_method), getattr(args, "threads", 1))
+    return {"operations": operations, "alg": alg}
+
+
+def _split(text: str) -> list[str]:
+    """`h0,h1,c0` -> names; an explicit `NAME=n,s,[v]` is one item."""
+    return [text] if "=" in text else [x for x in text.split(",") if x]
 
 
 # -- resolving --------------------------------------------------------------------------------------------------

@@ -8,6 +8,11 @@ import numpy as np
 
 from nassau.resolution import Resolution
 
+#: Classes of Ext(S) known by name, in bidegrees (n, s) where Ext is one-dimensional (so the name is the class);
+#: h_i = x_(2^i - 1, 1, 0) is known for every i.
+SPHERE_CLASSES = {"c0": (8, 3), "Ph1": (9, 5), "Ph2": (11, 5), "d0": (14, 4), "e0": (17, 4), "c1": (19, 3),
+                  "g": (20, 4)}
+_H = re.compile(r"^h(\d+)$")
 _CLASS = re.compile(r"^\s*(-?\d+)\s*,\s*(\d+)\s*,\s*\[\s*([01](?:\s*,\s*[01])*)?\s*\]\s*$")
 _NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_^]*)\s*=(.*)$")
 
@@ -60,3 +65,37 @@ def parse_named_class(text: str) -> tuple[str, ExtClass]:
     if not m:
         raise ClassError(f"cannot read {text!r}: expected NAME=n,s,[v] such as g=20,4,[1]")
     return m.group(1), parse_class(m.group(2))
+
+
+def sphere_class(name: str, unit: Resolution) -> ExtClass:
+    """The class of Ext(S) a name stands for (h_i, c0, Ph1, d0, g, ...), checked against the unit's resolution."""
+    m = _H.match(name)
+    if m:
+        n, s = (1 << int(m.group(1))) - 1, 1
+    elif name in SPHERE_CLASSES:
+        n, s = SPHERE_CLASSES[name]
+    else:
+        known = ", ".join(["h0, h1, ...", *SPHERE_CLASSES])
+        raise ClassError(f"unknown class {name!r}: name one of {known}, or give it as {name}=n,s,[v]")
+    if not unit.is_done(s, n + s):
+        raise ClassError(f"the class {name} at (n={n}, s={s}) lies outside the computed range")
+    if unit.new_gens[(s, n + s)] != 1:
+        raise ClassError(f"Ext(S) at (n={n}, s={s}) is not one-dimensional; give {name} as {name}=n,s,[v]")
+    return ExtClass(n, s, (1,))
+
+
+def parse_operation(text: str) -> tuple[str, ExtClass | None]:
+    """A chart operation: a known name (the class is looked up later) or NAME=n,s,[v]."""
+    if "=" in text:
+        return parse_named_class(text)
+    if not re.match(r"^[A-Za-z_][A-Za-z0-9_^]*$", text):
+        raise ClassError(f"cannot read the operation {text!r}: expected a name such as h2 or c0, or NAME=n,s,[v]")
+    return text, None
+
+
+def known_bidegree(name: str) -> tuple[int, int] | None:
+    """Where a named sphere class lies, without a resolution (None for unknown names)."""
+    m = _H.match(name)
+    if m:
+        return (1 << int(m.group(1))) - 1, 1
+    return SPHERE_CLASSES.get(name)

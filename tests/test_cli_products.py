@@ -66,3 +66,40 @@ def test_map_is_the_references(args: list[str], name: str, tmp_path: Path) -> No
 ])
 def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
     _one_line_error(run_cli(*args, "--quiet"), needle)
+
+
+def test_chart_products_by_named_classes(tmp_path: Path) -> None:
+    """--products h1 c0 x=14,4,[1]: the JSON lists those operations, h1 edges are the filtration-one products and the
+    c0 edges are the products the product command prints."""
+    out = run_cli("resolve", "S_2", "--stem", "20", "--max-s", "7", "--products", "h1,c0", "x=14,4,[1]", "--json",
+                  str(tmp_path / "c.json"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "c.json").read_text())
+    assert data["operations"] == [{"op": "h1", "shift": [1, 1]}, {"op": "c0", "shift": [8, 3]},
+                                  {"op": "x", "shift": [14, 4]}]
+    edges = {(p["op"], tuple(p["source"]), tuple(p["target"])) for p in data["products"]}
+    assert ("c0", (1, 1, 0), (9, 4, 0)) in edges  # h1 c0 != 0
+    assert ("h1", (8, 3, 0), (9, 4, 0)) in edges
+    lines = run_cli("product", "S_2", "--by", "c0=8,3,[1]", "--stem", "20", "--max-s", "7", "--quiet")
+    want = set()
+    for line in lines.stdout.decode().splitlines():
+        left, right = line.split(" = ")
+        n, s, j = (int(v) for v in left[left.index("(") + 1:-1].split(", "))
+        vec = [int(v) for v in right.strip("[]").split(",")] if right != "[]" else []
+        want |= {("c0", (n, s, j), (n + 8, s + 3, k)) for k, v in enumerate(vec) if v}
+    assert {e for e in edges if e[0] == "c0"} == want and want
+
+
+def test_chart_from_a_save_dir_takes_products(tmp_path: Path) -> None:
+    save = tmp_path / "save"
+    assert run_cli("resolve", "C2", "--stem", "12", "--max-s", "5", "--save-dir", str(save), "--quiet").returncode == 0
+    out = run_cli("chart", str(save), "--products", "h0", "h1", "c0", "--svg", str(tmp_path / "c.svg"), "--quiet")
+    assert out.returncode == 0, out.stderr
+    assert 'class="structline c0"' in (tmp_path / "c.svg").read_text()
+
+
+@pytest.mark.parametrize("ops,needle", [(["foo"], "unknown class 'foo'"), (["c0=8,3,[1,1]"], "needs a vector"),
+                                        (["h0,", "g=40,4,[1]"], "outside the computed range")])
+def test_bad_chart_products(ops: list[str], needle: str, tmp_path: Path) -> None:
+    _one_line_error(run_cli("resolve", "S_2", "--stem", "20", "--max-s", "5", "--products", *ops, "--svg",
+                            str(tmp_path / "c.svg"), "--quiet"), needle)
