@@ -148,6 +148,19 @@ class ChainMap:
         fs, fm = self.source.free(s), self.free_map(s)
         return stack([fm.output(g)[0] for g in range(fs.gens_below(t), fs.gens_below(t + 1))])
 
+    def skip_empty_targets(self) -> None:
+        """Give the generators whose image degree lies below G's bottom their zero images, one call per row: they
+        need no preimage, and a map lifted from a class high up starts far above F's bottom."""
+        for s in range(self.s_shift, self.region.max_s + 1):
+            start = self.lifted.get(s, self.bottom(s) - 1) + 1
+            last = min(self.t_shift + self.target.min_degree + s - self.s_shift - 1, self.region.row_end(s))
+            if last < start or not self.source.is_done(s, last):
+                continue
+            fs = self.source.free(s)
+            count = fs.gens_below(last + 1) - fs.gens_below(start)
+            self.free_map(s).add_outputs(start, np.zeros((count, 0), dtype=np.uint64), 0)
+            self.lifted[s] = last
+
     def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
         self.free_map(s).add_outputs(t, images, ngens)
         self.lifted[s] = t
@@ -180,6 +193,7 @@ def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> Non
     target = maps[0].target
     wanted: dict[Bidegree, list[ChainMap]] = defaultdict(list)
     for m in maps:
+        m.skip_empty_targets()
         reg = m.region
         for s in range(m.s_shift, reg.max_s + 1):
             for t in range(max(m.bottom(s), m.lifted.get(s, m.bottom(s) - 1) + 1), reg.row_end(s) + 1):

@@ -24,7 +24,7 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
         entries = _filtration_one(res, region, {f"h{i}": i for i in CHART_OPERATIONS})
     elif products:
         shifts = {name: (c.n, c.s) for name, c in operations.items()}
-        h_i = {name: _h_index(c) for name, c in operations.items() if _h_index(c) is not None}
+        h_i = {name: c.h_index for name, c in operations.items() if c.h_index is not None}
         by_h = _filtration_one(res, region, h_i)
         for name, c in operations.items():
             if name in h_i:
@@ -36,13 +36,6 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
     return Chart(module=module_name, prime=2, algorithm=algorithm, max_stem=region.chart_max_stem,
                  max_s=region.max_s, min_degree=res.min_degree, rows=rows, dims=dims, products=entries,
                  operations=shifts)
-
-
-def _h_index(c: ExtClass) -> int | None:
-    """i when c is h_i (the only class at (2^i - 1, 1)), else None."""
-    if c.s == 1 and c.vector == (1,) and c.n >= 0 and (c.n + 1) & c.n == 0:
-        return (c.n + 1).bit_length() - 1
-    return None
 
 
 def _filtration_one(res: Resolution, region: Region, names: dict[str, int]) -> list[Product]:

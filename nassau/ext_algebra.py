@@ -1,10 +1,11 @@
 """Ext(M) as a module over Ext(k): products of M's classes by classes of the sphere (REFERENCE-PRODUCTS 2.1-2.2).
 
-F resolves M, U resolves the unit k (the same object when M is k). For M = k a product by b comes from one chain map
-F -> F lifted from b, whose readout at x + b is b x for every x at once (the reference's lift_hom). For any other M,
-each generator x of Ext(M) is lifted to a chain map F -> U (cached per generator, extended on demand) and
-b x = sum_k b_k [f_x(e_i) : u_k] is read at x + b (the reference's ExtAlgebra). All maps a request needs are lifted
-together, so they share the quasi-inverses of U.
+F resolves M, U resolves the unit k (the same object when M is k). Products by h_i are read off F's differentials
+(filtration one, no lifting; `lifted=True` forces the lift, for tests). For M = k a product by any other b comes from
+one chain map F -> F lifted from b, whose readout at x + b is b x for every x at once (the reference's lift_hom). For
+any other M, each generator x of Ext(M) is lifted to a chain map F -> U (cached per generator, extended on demand)
+and b x = sum_k b_k [f_x(e_i) : u_k] is read at x + b (the reference's ExtAlgebra). All maps a request needs are
+lifted together, so they share the quasi-inverses of U.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from algebra.module_json import ModuleSpec
 from algebra.module_loader import module_from_spec
 from nassau.chain_map import ChainMap, lift
 from nassau.ext_class import ExtClass
+from nassau.filtration_one import h_matrix
 from nassau.quasi_inverses import Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
@@ -61,10 +63,12 @@ class ExtAlgebra:
         """Whether F reached (n, s) (or (n, s) lies below its bottom, where Ext is zero)."""
         return self.module.is_done(s, n + s) or n < self.module.min_degree
 
-    def products(self, b: ExtClass, at: Iterable[Bidegree]) -> dict[Bidegree, np.ndarray]:
+    def products(self, b: ExtClass, at: Iterable[Bidegree], lifted: bool = False) -> dict[Bidegree, np.ndarray]:
         """For each bidegree x of Ext(M) with x + b computed: the uint8 matrix whose row i is b x_i in the basis at
         x + b (shape dim(x) x dim(x + b))."""
         wanted = [x for x in at if self.computed(x[0] + b.n, x[1] + b.s) and self.computed(*x)]
+        if b.h_index is not None and not lifted:
+            return {(n, s): h_matrix(self.module, b.h_index, n, s) for n, s in wanted}
         if self.is_unit:
             f = self.class_map(b, [(n + b.n, s + b.s) for n, s in wanted])
             return {x: f.hom_k(x[1] + b.s, x[0] + x[1] + b.t) for x in wanted}

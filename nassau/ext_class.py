@@ -35,6 +35,13 @@ class ExtClass:
     def array(self) -> np.ndarray:
         return np.array(self.vector, dtype=np.uint8)
 
+    @property
+    def h_index(self) -> int | None:
+        """i when this is h_i, the only class at (2^i - 1, 1), else None."""
+        if self.s == 1 and self.vector == (1,) and self.n >= 0 and (self.n + 1) & self.n == 0:
+            return (self.n + 1).bit_length() - 1
+        return None
+
     def __str__(self) -> str:
         return f"{self.n},{self.s},[{','.join(map(str, self.vector))}]"
 

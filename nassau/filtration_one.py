@@ -54,6 +54,14 @@ def product_matrices(res: Resolution, region: Region, ops: Iterable[int] | None 
     return out
 
 
+def h_matrix(res: Resolution, i: int, n: int, s: int) -> np.ndarray:
+    """h_i on Ext at (n, s): uint8 (dim there) x (dim at (n + 2^i - 1, s + 1)); both bidegrees must be resolved."""
+    t = n + s
+    if not res.new_gens.get((s, t)):
+        return np.zeros((0, res.new_gens.get((s + 1, t + (1 << i)), 0)), dtype=np.uint8)
+    return _matrix(res, s, t, t + (1 << i))
+
+
 def _matrix(res: Resolution, s: int, t: int, t2: int) -> np.ndarray:
     fs = res.free(s)
     first = fs.gens_below(t)
