@@ -1,6 +1,7 @@
 """F2 linear algebra on packed uint64 rows (column j is bit j % 64 of word j // 64)."""
 from . import kernel_cache  # noqa: F401  (first: numba must know its cache directory before kernels load)
 from .augmented import Augmented
+from .field import F2, PrimeField, field
 from .bits import pdep, pext
 from .m4ri import COUNTERS, row_reduce
 from .masked import add_masked, add_unmasked, gather_columns, scatter_columns
@@ -11,6 +12,9 @@ from .subspace import Subspace
 
 __all__ = [
     "Augmented",
+    "F2",
+    "PrimeField",
+    "field",
     "COUNTERS",
     "QuasiInverse",
     "Subspace",

@@ -1,8 +1,8 @@
-"""Augmented matrices [A | I], [A | B | I], ... whose column segments each start at a word boundary.
+"""Augmented matrices [A | I], [A | B | I], ... whose column segments each start at a storage boundary.
 
-Word-aligned segments make every segment a plain slice of words, so filling one and reading it back after the
-reduction cost no shifts (sseq's AugmentedMatrix does the same). The columns between a segment's end and the
-next word boundary are zero, never pivots.
+Aligned segments make every segment a plain slice of storage units (words over F2, bytes over F_p), so filling
+one and reading it back after the reduction cost no shifts (sseq's AugmentedMatrix does the same). The columns
+between a segment's end and the next boundary are zero, never pivots.
 
 After `row_reduce`, with the pivots it returned (absolute columns, increasing, pivot rows first):
 - `kernel(pivots, seg)`: the rows whose pivot lies in `seg`, restricted to `seg`. For [A | I] with seg = the I
@@ -18,23 +18,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .m4ri import row_reduce
-from .packed import WORD_BITS, check_matrix, words
+from .field import F2, field
 from .quasi_inverse import QuasiInverse
 from .subspace import Subspace
 
 
 class Augmented:
-    """A packed matrix of `rows` rows split into column segments of the given widths."""
+    """A matrix over `field` (F2 by default) of `rows` rows split into column segments of the given widths."""
 
-    def __init__(self, rows: int, widths: Sequence[int]) -> None:
+    def __init__(self, rows: int, widths: Sequence[int], field_: F2 | None = None) -> None:
         if rows < 0:
             raise ValueError(f"rows must be >= 0, got {rows}")
         if not widths or any(w < 0 for w in widths):
             raise ValueError(f"segment widths must be a non-empty list of non-negative ints, got {list(widths)}")
+        self.field = field(2) if field_ is None else field_
         self.widths = [int(w) for w in widths]
-        self.starts = np.cumsum([0] + [words(w) for w in self.widths]).tolist()  # word offset of each segment
-        self.matrix = np.zeros((rows, self.starts[-1]), dtype=np.uint64)
+        # storage offset of each segment
+        self.starts = np.cumsum([0] + [self.field.storage(w) for w in self.widths]).tolist()
+        self.matrix = np.zeros((rows, self.starts[-1]), dtype=self.field.dtype)
 
     @property
     def rows(self) -> int:
@@ -43,33 +44,33 @@ class Augmented:
     @property
     def ncols(self) -> int:
         """Columns up to the end of the last segment (the ncols to row-reduce with)."""
-        return self.starts[-2] * WORD_BITS + self.widths[-1]
+        return self.starts[-2] * self.field.unit + self.widths[-1]
 
     def _check_seg(self, seg: int) -> None:
         if not 0 <= seg < len(self.widths):
             raise ValueError(f"segment {seg} does not exist (there are {len(self.widths)})")
 
     def segment_words(self, seg: int) -> tuple[int, int]:
-        """Word range [start, end) of segment `seg` in each row."""
+        """Storage range [start, end) of segment `seg` in each row (words over F2)."""
         self._check_seg(seg)
         return self.starts[seg], self.starts[seg + 1]
 
     def segment_columns(self, seg: int) -> tuple[int, int]:
         """Absolute column range [start, end) of segment `seg`."""
         w0, _ = self.segment_words(seg)
-        return w0 * WORD_BITS, w0 * WORD_BITS + self.widths[seg]
+        return w0 * self.field.unit, w0 * self.field.unit + self.widths[seg]
 
     def segment(self, seg: int) -> np.ndarray:
-        """A (non-contiguous) view of segment `seg`: rows x words(width)."""
+        """A (non-contiguous) view of segment `seg`: rows x storage(width)."""
         w0, w1 = self.segment_words(seg)
         return self.matrix[:, w0:w1]
 
     def set_segment(self, seg: int, block: np.ndarray, row0: int = 0) -> None:
-        """Copy a packed block (its rows go to rows row0, row0 + 1, ...) into segment `seg`."""
+        """Copy a block (its rows go to rows row0, row0 + 1, ...) into segment `seg`."""
         w0, w1 = self.segment_words(seg)
-        check_matrix(block, self.widths[seg])
+        self.field.check(block, self.widths[seg])
         if block.shape[1] != w1 - w0:
-            raise ValueError(f"block has {block.shape[1]} words, segment {seg} has {w1 - w0}")
+            raise ValueError(f"block has {block.shape[1]} {self.field.unit_name}, segment {seg} has {w1 - w0}")
         if not 0 <= row0 <= self.rows - block.shape[0]:
             raise ValueError(f"{block.shape[0]} rows from row {row0} do not fit in {self.rows} rows")
         self.matrix[row0 : row0 + block.shape[0], w0:w1] = block
@@ -78,13 +79,12 @@ class Augmented:
         """Put the identity in segment `seg`: row i gets column i of the segment, for i < min(rows, width)."""
         w0, w1 = self.segment_words(seg)
         self.matrix[:, w0:w1] = 0
-        n = min(self.rows, self.widths[seg])
-        i = np.arange(n)
-        self.matrix[i, w0 + i // WORD_BITS] = np.left_shift(np.uint64(1), (i % WORD_BITS).astype(np.uint64))
+        i = np.arange(min(self.rows, self.widths[seg]))
+        self.field.set_ones(self.matrix, i, w0 * self.field.unit + i)
 
     def row_reduce(self, *, parallel: bool | None = None) -> np.ndarray:
         """Reduce the whole matrix in place to RREF; returns the absolute pivot columns."""
-        return row_reduce(self.matrix, self.ncols, parallel=parallel)
+        return self.field.row_reduce(self.matrix, self.ncols, parallel=parallel)
 
     def _rows_in(self, pivots: np.ndarray, seg: int) -> tuple[int, int]:
         """Row range whose pivots lie in segment `seg` (pivot rows are in increasing pivot order)."""
@@ -96,13 +96,13 @@ class Augmented:
         return np.ascontiguousarray(self.matrix[r0:r1, w0:w1])
 
     def kernel(self, pivots: np.ndarray, seg: int) -> Subspace:
-        """Rows whose pivot lies in `seg`, restricted to `seg`, as an RREF Subspace of F2^width(seg)."""
+        """Rows whose pivot lies in `seg`, restricted to `seg`, as an RREF Subspace of F^width(seg)."""
         r0, r1 = self._rows_in(pivots, seg)
         c0, _ = self.segment_columns(seg)
-        return Subspace.from_rref(self._restrict(r0, r1, seg), pivots[r0:r1] - c0, self.widths[seg])
+        return Subspace.from_rref(self._restrict(r0, r1, seg), pivots[r0:r1] - c0, self.widths[seg], self.field)
 
     def image(self, pivots: np.ndarray, seg_a: int, first_source_seg: int) -> np.ndarray:
-        """Rows whose pivot lies before segment `first_source_seg`, restricted to `seg_a` (packed)."""
+        """Rows whose pivot lies before segment `first_source_seg`, restricted to `seg_a`."""
         c_source, _ = self.segment_columns(first_source_seg)
         r1 = int(np.searchsorted(pivots, c_source))
         return self._restrict(0, r1, seg_a)
@@ -111,4 +111,5 @@ class Augmented:
         """Pivots (relative to `target_seg`) of the rows whose pivot lies there, and their `source_seg` parts."""
         r0, r1 = self._rows_in(pivots, target_seg)
         c0, _ = self.segment_columns(target_seg)
-        return QuasiInverse(pivots[r0:r1] - c0, self._restrict(r0, r1, source_seg), self.widths[source_seg])
+        return QuasiInverse(pivots[r0:r1] - c0, self._restrict(r0, r1, source_seg), self.widths[source_seg],
+                            self.field)

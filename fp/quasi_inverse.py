@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .masked import gather_columns
-from .matmul import gf2_matmul
-from .packed import check_matrix, words
+from .field import F2, field
 
 
 class QuasiInverse:
-    """pivots: image pivot column (in the target) of each preimage row; preimage: image_dim x source_dim packed."""
+    """pivots: image pivot column (in the target) of each preimage row; preimage: image_dim x source_dim over the
+    field (F2 packed by default). Over F_p the image rows have pivot 1, so y's pivot entries are the coefficients."""
 
-    def __init__(self, pivots: np.ndarray, preimage: np.ndarray, source_dim: int) -> None:
+    def __init__(self, pivots: np.ndarray, preimage: np.ndarray, source_dim: int, field_: F2 | None = None) -> None:
         pivots = np.asarray(pivots, dtype=np.int64)
-        check_matrix(preimage, source_dim)
-        if preimage.shape[1] != words(source_dim):
-            raise ValueError(f"preimage has {preimage.shape[1]} words, expected words({source_dim})")
+        self.field = field(2) if field_ is None else field_
+        self.field.check(preimage, source_dim)
+        if preimage.shape[1] != self.field.storage(source_dim):
+            raise ValueError(f"preimage has {preimage.shape[1]} {self.field.unit_name}, expected {self.field.storage(source_dim)}")
         if pivots.shape != (preimage.shape[0],):
             raise ValueError(f"{preimage.shape[0]} preimage rows need as many pivots, got shape {pivots.shape}")
         self.pivots = pivots
@@ -35,7 +35,7 @@ class QuasiInverse:
         return self.preimage.shape[0]
 
     def apply(self, y: np.ndarray) -> np.ndarray:
-        """Preimages of the packed rows of y (m x target words), all in one GF(2) product: m x source_dim packed."""
-        check_matrix(y, self._columns_needed)
-        coeffs = gather_columns(y, self.pivots)
-        return gf2_matmul(coeffs, self.preimage, self.image_dim, self.source_dim)
+        """Preimages of the rows of y (m x target), all in one product: m x source_dim."""
+        self.field.check(y, self._columns_needed)
+        coeffs = self.field.gather(y, self.pivots)
+        return self.field.matmul(coeffs, self.preimage, self.image_dim, self.source_dim)

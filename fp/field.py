@@ -1,0 +1,123 @@
+"""The two fields the engine computes over, behind one interface: F2 on packed rows, F_p (p odd) on bytes.
+
+Everything above fp (resolution steps, augmented matrices, subspaces, quasi-inverses) is written once against
+this interface. A matrix is a 2-D array whose rows hold `storage(ncols)` units of `dtype`; a unit holds
+`unit` columns (64 for F2, one for F_p), so column offsets of aligned segments are unit multiples.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+
+from .m4ri import row_reduce
+from .masked import gather_columns, scatter_columns
+from .matmul import gf2_addmul, gf2_matmul
+from .modp import addmul_modp, check_dense, row_reduce_modp
+from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
+
+
+class F2:
+    p = 2
+    dtype = np.dtype(np.uint64)
+    unit = WORD_BITS
+    unit_name = "words"
+
+    @staticmethod
+    def storage(ncols: int) -> int:
+        return words(ncols)
+
+    def zeros(self, rows: int, ncols: int) -> np.ndarray:
+        return np.zeros((rows, words(ncols)), dtype=np.uint64)
+
+    def check(self, a: np.ndarray, ncols: int) -> None:
+        check_matrix(a, ncols)
+
+    def row_reduce(self, a: np.ndarray, ncols: int, parallel: bool | None = None) -> np.ndarray:
+        return row_reduce(a, ncols, parallel=parallel)
+
+    def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
+        gf2_addmul(c, a, b, k, n)
+
+    def matmul(self, a: np.ndarray, b: np.ndarray, k: int, n: int) -> np.ndarray:
+        return gf2_matmul(a, b, k, n)
+
+    def gather(self, a: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return gather_columns(a, cols)
+
+    def scatter(self, a: np.ndarray, cols: np.ndarray, ncols: int) -> np.ndarray:
+        return scatter_columns(a, cols, ncols)
+
+    def negate(self, a: np.ndarray) -> np.ndarray:
+        return a
+
+    def from_ints(self, a: np.ndarray) -> np.ndarray:
+        return from_bool(np.asarray(a) % 2 != 0)
+
+    def to_ints(self, a: np.ndarray, ncols: int) -> np.ndarray:
+        return to_bool(a, ncols).astype(np.uint8)
+
+    def set_ones(self, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+        a[rows, cols // WORD_BITS] |= np.left_shift(np.uint64(1), (cols % WORD_BITS).astype(np.uint64))
+
+    def __repr__(self) -> str:
+        return "F2"
+
+
+class PrimeField:
+    dtype = np.dtype(np.uint8)
+    unit = 1
+    unit_name = "entries"
+
+    def __init__(self, p: int) -> None:
+        self.p = p
+
+    @staticmethod
+    def storage(ncols: int) -> int:
+        return ncols
+
+    def zeros(self, rows: int, ncols: int) -> np.ndarray:
+        return np.zeros((rows, ncols), dtype=np.uint8)
+
+    def check(self, a: np.ndarray, ncols: int) -> None:
+        check_dense(a, ncols, self.p)
+
+    def row_reduce(self, a: np.ndarray, ncols: int, parallel: bool | None = None) -> np.ndarray:
+        return row_reduce_modp(a, ncols, self.p)
+
+    def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
+        addmul_modp(c, a, b, k, n, self.p)
+
+    def matmul(self, a: np.ndarray, b: np.ndarray, k: int, n: int) -> np.ndarray:
+        c = np.zeros((a.shape[0], n), dtype=np.uint8)
+        addmul_modp(c, a, b, k, n, self.p)
+        return c
+
+    def gather(self, a: np.ndarray, cols: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a[:, np.asarray(cols, dtype=np.int64)])
+
+    def scatter(self, a: np.ndarray, cols: np.ndarray, ncols: int) -> np.ndarray:
+        out = np.zeros((a.shape[0], ncols), dtype=np.uint8)
+        out[:, np.asarray(cols, dtype=np.int64)] = a[:, : len(cols)]
+        return out
+
+    def negate(self, a: np.ndarray) -> np.ndarray:
+        return ((self.p - a.astype(np.int64)) % self.p).astype(np.uint8)
+
+    def from_ints(self, a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(np.asarray(a, dtype=np.int64) % self.p, dtype=np.uint8)
+
+    def to_ints(self, a: np.ndarray, ncols: int) -> np.ndarray:
+        return np.ascontiguousarray(a[:, :ncols])
+
+    def set_ones(self, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+        a[rows, cols] = 1
+
+    def __repr__(self) -> str:
+        return f"F{self.p}"
+
+
+@lru_cache(maxsize=None)
+def field(p: int) -> F2 | PrimeField:
+    """The field of p elements (p = 2 or an odd prime below 256)."""
+    return F2() if p == 2 else PrimeField(p)

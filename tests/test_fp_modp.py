@@ -1,0 +1,111 @@
+"""F_p linear algebra (p odd) against galois.GF(p) and numpy, on fresh random matrices of many shapes."""
+from __future__ import annotations
+
+import galois
+import numpy as np
+import pytest
+
+from fp import Augmented, Subspace, field
+from fp.modp import COUNTERS, addmul_modp, row_reduce_modp
+
+PRIMES = [3, 5, 7, 251]
+SHAPES = [(1, 1), (1, 9), (9, 1), (12, 12), (30, 17), (17, 40), (64, 65), (3, 100)]
+
+
+def random_matrix(rng: np.random.Generator, shape: tuple[int, int], p: int, rank: int | None = None) -> np.ndarray:
+    if rank is None:
+        return rng.integers(0, p, shape).astype(np.uint8)
+    left = rng.integers(0, p, (shape[0], rank))
+    right = rng.integers(0, p, (rank, shape[1]))
+    return ((left @ right) % p).astype(np.uint8)
+
+
+@pytest.mark.parametrize("p", PRIMES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_rref_matches_galois(rng: np.random.Generator, p: int, shape: tuple[int, int]) -> None:
+    gf = galois.GF(p)
+    for rank in (None, min(shape) // 2):
+        a = random_matrix(rng, shape, p, rank)
+        expected = np.array(gf(a.astype(np.int64)).row_reduce(), dtype=np.uint8)
+        got = a.copy()
+        pivots = row_reduce_modp(got, shape[1], p)
+        assert np.array_equal(got, expected)
+        nonzero = [int(np.nonzero(row)[0][0]) for row in expected if row.any()]
+        assert pivots.tolist() == nonzero
+
+
+def test_reference_examples() -> None:
+    """REFERENCE-ODD-PRIMES 4.5: sseq's own doc examples."""
+    a = np.array([[1, 3, 6], [0, 3, 4]], dtype=np.uint8)
+    row_reduce_modp(a, 3, 7)
+    assert a.tolist() == [[1, 0, 2], [0, 1, 6]]
+    a = np.array([[1, 2, 1, 1, 0], [1, 0, 2, 1, 1], [2, 2, 0, 2, 1]], dtype=np.uint8)
+    f3 = field(3)
+    aug = Augmented(3, [5, 3], f3)
+    aug.set_segment(0, a)
+    aug.fill_identity(1)
+    pivots = aug.row_reduce()
+    assert aug.matrix.tolist() == [[1, 0, 2, 1, 1, 0, 1, 0], [0, 1, 1, 0, 1, 0, 2, 2], [0, 0, 0, 0, 0, 1, 1, 2]]
+    assert aug.image(pivots, 0, 1).tolist() == [[1, 0, 2, 1, 1], [0, 1, 1, 0, 1]]
+    assert aug.kernel(pivots, 1).basis.tolist() == [[1, 1, 2]]
+    assert aug.quasi_inverse(pivots, 0, 1).preimage.tolist() == [[0, 1, 0], [0, 2, 2]]
+
+
+@pytest.mark.parametrize("p", PRIMES)
+def test_kernel_image_quasi_inverse(rng: np.random.Generator, p: int) -> None:
+    f = field(p)
+    for rows, cols in [(20, 13), (13, 20), (30, 30)]:
+        a = random_matrix(rng, (rows, cols), p, rank=min(rows, cols) - 3)
+        aug = Augmented(rows, [cols, rows], f)
+        aug.set_segment(0, a)
+        aug.fill_identity(1)
+        pivots = aug.row_reduce()
+        kernel = aug.kernel(pivots, 1)
+        gf = galois.GF(p)
+        assert kernel.dim == rows - np.linalg.matrix_rank(gf(a.astype(np.int64)))
+        assert not ((kernel.basis.astype(np.int64) @ a) % p).any()
+        assert np.array_equal(kernel.basis, np.array(gf(a.astype(np.int64)).left_null_space(), dtype=np.uint8))
+        # image vectors: random combinations of rows of A, mapped back by the quasi-inverse
+        x = rng.integers(0, p, (5, rows))
+        y = ((x @ a) % p).astype(np.uint8)
+        pre = aug.quasi_inverse(pivots, 0, 1).apply(y)
+        assert np.array_equal((pre.astype(np.int64) @ a) % p, y)
+
+
+@pytest.mark.parametrize("p", PRIMES)
+def test_subspace(rng: np.random.Generator, p: int) -> None:
+    f = field(p)
+    space = Subspace(25, f)
+    rows = random_matrix(rng, (6, 25), p)
+    assert space.add_rows(rows[:3]) == 3 and space.add_rows(rows[3:]) == 3
+    gf = galois.GF(p)
+    expected = np.array(gf(rows.astype(np.int64)).row_reduce(), dtype=np.uint8)[:6]
+    assert np.array_equal(space.basis, expected)
+    combo = ((rng.integers(0, p, (4, 6)) @ rows) % p).astype(np.uint8)
+    assert space.contains_rows(combo).all()
+    outside = random_matrix(rng, (1, 25), p)
+    outside[0, space.pivots] = 0
+    outside[0, np.setdiff1d(np.arange(25), space.pivots)[0]] = 1
+    assert not space.contains(outside[0])
+
+
+@pytest.mark.parametrize("p", PRIMES)
+def test_addmul_matches_numpy(rng: np.random.Generator, p: int) -> None:
+    for m, k, n in [(1, 1, 1), (7, 30, 11), (40, 5000, 3)]:
+        a, b, c = random_matrix(rng, (m, k), p), random_matrix(rng, (k, n), p), random_matrix(rng, (m, n), p)
+        expected = (c.astype(np.int64) + a.astype(np.int64) @ b) % p
+        addmul_modp(c, a, b, k, n, p)
+        assert np.array_equal(c, expected)
+
+
+def test_each_reduction_is_one_compiled_call(rng: np.random.Generator) -> None:
+    before = COUNTERS["rref_calls"]
+    row_reduce_modp(random_matrix(rng, (50, 50), 3), 50, 3)
+    assert COUNTERS["rref_calls"] == before + 1
+
+
+def test_bad_input() -> None:
+    with pytest.raises(ValueError, match="odd primes below 256"):
+        row_reduce_modp(np.zeros((2, 2), dtype=np.uint8), 2, 257)
+    with pytest.raises(ValueError, match="uint8"):
+        row_reduce_modp(np.zeros((2, 2), dtype=np.int64), 2, 3)
