@@ -2,9 +2,10 @@
 
 {"module", "prime", "algorithm", "max_stem", "max_s", "min_degree", "rows": [{"s", "max_stem"}],
  "ext": [{"stem", "s", "dim"}], "operations": [{"op", "shift": [dn, ds]}],
- "products": [{"op", "source": [n, s, i], "target": [n, s, j]}]}
+ "products": [{"op", "source": [n, s, i], "target": [n, s, j]}], "d2": [{"source", "target"}]}
 "ext" lists nonzero dimensions sorted by (stem, s); products are sorted by (source, op, target) for stable diffs;
-"operations" names what the products multiply by (h0..h3 unless the chart was asked for others).
+"operations" names what the products multiply by (h0..h3 unless the chart was asked for others). "d2" is there
+only when the chart knows the differential (an absent key means unknown), so E2-only files stay as they were.
 """
 from __future__ import annotations
 
@@ -13,14 +14,14 @@ import os
 from typing import Any
 
 from charts.atomic import write_text_atomic
-from charts.model import Chart, Product, default_operations
+from charts.model import Chart, Differential, Product, default_operations
 
 
 def to_json(chart: Chart) -> dict[str, Any]:
     """The chart as a JSON-ready dict."""
     order = list(chart.operations)
     products = sorted(chart.products, key=lambda p: (p.source, order.index(p.op), p.target))
-    return {
+    data = {
         "module": chart.module,
         "prime": chart.prime,
         "algorithm": chart.algorithm,
@@ -32,6 +33,10 @@ def to_json(chart: Chart) -> dict[str, Any]:
         "operations": [{"op": op, "shift": list(shift)} for op, shift in chart.operations.items()],
         "products": [{"op": p.op, "source": list(p.source), "target": list(p.target)} for p in products],
     }
+    if chart.d2:
+        data["d2"] = [{"source": list(d.source), "target": list(d.target)}
+                      for d in sorted(chart.d2, key=lambda d: (d.source, d.target))]
+    return data
 
 
 def from_json(data: dict[str, Any]) -> Chart:
@@ -48,6 +53,7 @@ def from_json(data: dict[str, Any]) -> Chart:
         products=[Product(p["op"], tuple(p["source"]), tuple(p["target"])) for p in data["products"]],
         operations=({o["op"]: tuple(o["shift"]) for o in data["operations"]} if "operations" in data
                     else default_operations()),
+        d2=[Differential(tuple(d["source"]), tuple(d["target"])) for d in data.get("d2", [])],
     )
 
 

@@ -2,7 +2,7 @@
 
 A chart is the Adams E2 page over a computed region: dim Ext^{s, n+s} for each (n, s) the resolution reached, plus
 the nonzero entries of product matrices: the filtration-one products h0..h3 by default, or products by any named
-class (c0, Ph1, g, ...). Exporters never see the engine, only this.
+class (c0, Ph1, g, ...), and, when known, of the d2 differential. Exporters never see the engine, only this.
 """
 from __future__ import annotations
 
@@ -48,6 +48,16 @@ class Product:
     target: Generator
 
 
+@dataclass(frozen=True)
+class Differential:
+    """One nonzero entry of the matrix of the Adams d2: d2(source) has target in its expansion.
+
+    d2 lowers the stem by 1 and raises s by 2, so a source at (n, s) has its target at (n - 1, s + 2)."""
+
+    source: Generator
+    target: Generator
+
+
 @dataclass
 class Chart:
     """Dimensions of Ext over a computed region, and the h_i products between its generators.
@@ -67,6 +77,8 @@ class Chart:
     products: list[Product] = field(default_factory=list)
     #: The operations the products use, in drawing order, each with its (dn, ds).
     operations: dict[str, tuple[int, int]] = field(default_factory=default_operations)
+    #: The d2 differential where it is known; empty means unknown (only E2 is drawn), not zero.
+    d2: list[Differential] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         missing = [s for s in range(self.max_s + 1) if s not in self.rows]
@@ -79,6 +91,8 @@ class Chart:
                 raise ValueError(f"dims[{(n, s)}] = {d} is negative or outside the computed region")
         for p in self.products:
             self._check_product(p)
+        for d in self.d2:
+            self._check_d2(d)
 
     def _check_product(self, p: Product) -> None:
         if p.op not in self.operations:
@@ -89,6 +103,13 @@ class Chart:
             raise ValueError(f"{p.op} does not map bidegree {(n, s)} to {(n2, s2)}")
         if not (0 <= i < self.dim(n, s) and 0 <= j < self.dim(n2, s2)):
             raise ValueError(f"{p} names a generator that the chart does not have")
+
+    def _check_d2(self, d: Differential) -> None:
+        (n, s, i), (n2, s2, j) = d.source, d.target
+        if (n2, s2) != (n - 1, s + 2):
+            raise ValueError(f"d2 does not map bidegree {(n, s)} to {(n2, s2)}")
+        if not (0 <= i < self.dim(n, s) and 0 <= j < self.dim(n2, s2)):
+            raise ValueError(f"{d} names a generator that the chart does not have")
 
     def is_computed(self, n: int, s: int) -> bool:
         """Whether the resolution reached (n, s), so that a zero there is a real zero."""
