@@ -1,7 +1,8 @@
 """Maps of free modules F -> G, given on generators, and their matrices built by batched products.
 
-Each generator's image d(g) is kept as a term list (P(S), target generator h), so a matrix row
-P(R) g is the sum of P(R) P(S) placed in h's block. A matrix build turns a whole set of rows into one
+Each generator's image d(g) is kept as a term list (coefficient c, P(S), target generator h), so a matrix
+row P(R) g is the sum of c P(R) P(S) placed in h's block. Vectors and matrices live over the algebra's field:
+packed F2 rows at p = 2 (every c is 1), dense F_p rows at odd p (fp.field). A matrix build turns a whole set of rows into one
 ProductBatch and makes one compiled call, whatever the number of rows or products.
 
 A map may lower degrees by a fixed `shift` (F_t -> G_{t - shift}): differentials have shift 0, the maps of
@@ -15,11 +16,7 @@ import numpy as np
 
 from algebra.free_module import FreeModule
 from algebra.products import ProductBatch, run_batch
-from fp import gather_columns, gf2_matmul
-
-
-def words(ncols: int) -> int:
-    return (ncols + 63) >> 6
+from fp import field
 
 
 class FreeMap:
@@ -33,6 +30,8 @@ class FreeMap:
         self.term_s = np.zeros(0, dtype=np.uint64)
         self.term_sdeg = np.zeros(0, dtype=np.int64)
         self.term_gen = np.zeros(0, dtype=np.int64)
+        self.term_coef = np.zeros(0, dtype=np.int64)
+        self.field = field(source.algebra.prime)
         self._outputs: list[np.ndarray] = []
         self._output_ngens: list[int] = []
 
@@ -50,14 +49,16 @@ class FreeMap:
         degree - shift."""
         gens, ws = self.target.basis_words(degree - self.shift, target_ngens)
         sdeg_all = degree - self.shift - self.target.gen_degrees[gens] if len(gens) else np.zeros(0, dtype=np.int64)
-        new_s, new_deg, new_gen, counts = [], [], [], []
+        new_s, new_deg, new_gen, new_coef, counts = [], [], [], [], []
         n = len(gens)
-        for v in vectors:
-            bits = np.unpackbits(v.view(np.uint8), bitorder="little")[:n].astype(bool)
-            new_s.append(ws[bits])
-            new_deg.append(sdeg_all[bits])
-            new_gen.append(gens[bits])
-            counts.append(int(bits.sum()))
+        entries = self.field.to_ints(np.asarray(vectors).reshape(len(vectors), -1), n) if len(vectors) else []
+        for row in entries:
+            hit = row != 0
+            new_s.append(ws[hit])
+            new_deg.append(sdeg_all[hit])
+            new_gen.append(gens[hit])
+            new_coef.append(row[hit].astype(np.int64))
+            counts.append(int(hit.sum()))
         with self._lock:
             if self.num_outputs + len(vectors) > self.source.num_gens:
                 raise ValueError("outputs given for generators the source does not have")
@@ -67,6 +68,7 @@ class FreeMap:
                 self.term_s = np.concatenate([self.term_s, *new_s])
                 self.term_sdeg = np.concatenate([self.term_sdeg, *new_deg])
                 self.term_gen = np.concatenate([self.term_gen, *new_gen])
+                self.term_coef = np.concatenate([self.term_coef, *new_coef])
                 self.term_start = np.concatenate([self.term_start, self.term_start[-1] + np.cumsum(counts)])
 
     def batch(self, t: int, rows: np.ndarray) -> ProductBatch:
@@ -79,16 +81,17 @@ class FreeMap:
         r_words = src.algebra.flat_words(rdeg, local)
         with self._lock:
             term_start, term_s, term_sdeg, term_gen = self.term_start, self.term_s, self.term_sdeg, self.term_gen
+            coef = self.term_coef if self.field.p != 2 else None
         # Offsets of every target generator known now (a superset of those the terms name); the rows only
         # reach the first target_ngens of them.
         tgt_off = self.target.offsets(t - self.shift)
         return ProductBatch(row_r=r_words, row_deg=rdeg, row_terms=gens.astype(np.int64), term_start=term_start,
-                            term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen])
+                            term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen], term_coef=coef)
 
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
                col_map: np.ndarray | None = None, ncols: int | None = None,
                forbid: np.ndarray | None = None) -> np.ndarray:
-        """Packed matrix of this map in degree t: one row per given source basis index (default: all).
+        """Matrix of this map in degree t (over its field): one row per given source basis index (default: all).
 
         target_ngens restricts the columns to the blocks of the first target generators; col_map (with
         ncols) restricts them further to a column mask, and forbid prunes products outside it early.
@@ -97,17 +100,17 @@ class FreeMap:
             rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
         full_cols = self.target.dimension(t - self.shift, target_ngens)
         width = full_cols if col_map is None else ncols
-        out = np.zeros((len(rows), words(width)), dtype=np.uint64)
+        out = self.field.zeros(len(rows), width)
         if len(rows):
             run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid)
         return out
 
     def apply(self, t: int, vectors: np.ndarray, target_ngens: int | None = None) -> np.ndarray:
-        """The map applied to packed vectors over the source in degree t (over as many source generators as the
-        rows' width covers): one matrix build on the rows the vectors use, then one GF(2) product."""
-        used = np.bitwise_or.reduce(vectors, axis=0) if len(vectors) else np.zeros(vectors.shape[1], dtype=np.uint64)
-        support = np.nonzero(np.unpackbits(used.view(np.uint8), bitorder="little"))[0]
+        """The map applied to vectors over the source in degree t (over as many source generators as the
+        rows' width covers): one matrix build on the rows the vectors use, then one product over the field."""
+        f = self.field
+        support = f.support(vectors)
         width = self.target.dimension(t - self.shift, target_ngens)
         if len(support) == 0:
-            return np.zeros((vectors.shape[0], words(width)), dtype=np.uint64)
-        return gf2_matmul(gather_columns(vectors, support), self.matrix(t, support, target_ngens), len(support), width)
+            return f.zeros(vectors.shape[0], width)
+        return f.matmul(f.gather(vectors, support), self.matrix(t, support, target_ngens), len(support), width)

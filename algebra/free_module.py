@@ -11,7 +11,8 @@ import threading
 
 import numpy as np
 
-from algebra.milnor_basis import MilnorBasis, format_element
+from algebra.milnor_basis import MilnorBasis
+from fp import field
 
 
 class FreeModule:
@@ -70,12 +71,13 @@ class FreeModule:
         return gens, words
 
     def element_string(self, t: int, vector: np.ndarray, ngens: int | None = None) -> str:
-        """`P(1) x_(0,0,0) + ...` for a packed vector in degree t."""
+        """`P(1) x_(0,0,0) + 2 Q_1 x_(3,1,0) + ...` for a vector in degree t (packed over F2, bytes over F_p)."""
         off = self.offsets(t, ngens)
-        bits = np.unpackbits(vector.view(np.uint8), bitorder="little")[: off[-1]]
+        entries = field(self.algebra.prime).to_ints(np.asarray(vector).reshape(1, -1), int(off[-1]))[0]
         terms = []
-        for i in np.nonzero(bits)[0]:
+        for i in np.nonzero(entries)[0]:
             g = int(np.searchsorted(off, i, side="right") - 1)
-            r = self.algebra.element(t - int(self._degrees[g]), int(i - off[g]))
-            terms.append(f"{format_element(r)} {self.gen_names[g]}")
+            elem = self.algebra.element(t - int(self._degrees[g]), int(i - off[g]))
+            coef = "" if entries[i] == 1 else f"{entries[i]} "
+            terms.append(f"{coef}{self.algebra.format(elem)} {self.gen_names[g]}")
         return " + ".join(terms) if terms else "0"

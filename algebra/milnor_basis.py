@@ -39,6 +39,8 @@ def rank_tables(max_degree: int) -> np.ndarray:
 class MilnorBasis:
     """Basis tables of A or a profile subalgebra, grown on demand up to a degree."""
 
+    prime = 2
+
     def __init__(self, profile: Profile = FULL) -> None:
         self.profile = profile
         self._lock = threading.Lock()
@@ -135,6 +137,22 @@ class MilnorBasis:
 
     def element(self, d: int, index: int) -> tuple[int, ...]:
         return unpack(int(self.words(d)[index]))
+
+    def degree(self, r: tuple[int, ...]) -> int:
+        return degree(r)
+
+    def contains(self, r: tuple[int, ...]) -> bool:
+        return self.profile.contains(tuple(r))
+
+    def generators(self, e: int) -> list[tuple[int, ...]]:
+        """Algebra generators of degree e (Sq^(2^k), or what the profile allows)."""
+        return self.profile.generators(e)
+
+    def format(self, r: tuple[int, ...]) -> str:
+        return format_element(r)
+
+    def parse(self, text: str) -> tuple[int, ...]:
+        return parse_element(text)
 
     def index(self, r: tuple[int, ...]) -> int:
         """Position of P(R) in its degree (raises ValueError if it is not in this algebra)."""

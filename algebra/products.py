@@ -15,6 +15,9 @@ from numba import njit
 from algebra.admissible import AdmissibleMaster
 from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
+from algebra.milnor_odd import Element as OddElement
+from algebra.milnor_odd import OddMilnorBasis
+from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into
 from algebra.ppart import degree, pack
 
 #: Test hook: how many compiled batch calls and products (terms made, see product_into) have run (a revert to
@@ -41,6 +44,8 @@ class ProductBatch:
     term_s: np.ndarray
     term_sdeg: np.ndarray
     term_col: np.ndarray
+    #: Coefficient of each term (odd primes; at p = 2 every term is 1 and this stays None).
+    term_coef: np.ndarray | None = None
 
 
 @njit(cache=True, nogil=True)
@@ -66,6 +71,9 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
     if len(batch.row_r) == 0:
         return
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
+    if basis.prime != 2:
+        _run_odd(out, batch, basis, cmap)
+        return
 
     def on_cpu(target: np.ndarray) -> None:
         made = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
@@ -100,6 +108,30 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
     if done:
         COUNTERS["device_batches"] += 1
     return done
+
+
+def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: np.ndarray) -> None:
+    """Add every product of the batch into the dense F_p rows `out` (p odd)."""
+    lay = basis.layout
+    coef = np.ones(len(batch.term_s), dtype=np.int64) if batch.term_coef is None else batch.term_coef
+    made = odd_batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                            batch.term_sdeg, batch.term_col, coef, basis.prime, lay.q_bits, lay.shifts,
+                            lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
+                            binomial_table(basis.prime), cmap)
+    COUNTERS["batch_calls"] += 1
+    COUNTERS["products"] += int(made)
+
+
+def multiply_odd(basis: OddMilnorBasis, a: OddElement, b: OddElement) -> np.ndarray:
+    """Q(E1)P(R) * Q(E2)P(S) as a dense vector mod p in its degree, one product at a time (the twin of the batch)."""
+    d = basis.degree(a) + basis.degree(b)
+    basis.extend(d)
+    lay = basis.layout
+    row = np.zeros((1, basis.dimension(d)), dtype=np.uint8)
+    odd_product_into(row, 0, 0, 1, np.uint64(lay.pack(*a)), np.uint64(lay.pack(*b)), d, basis.prime, lay.q_bits,
+                     lay.shifts, lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
+                     binomial_table(basis.prime), np.zeros(0, dtype=np.int64))
+    return row[0]
 
 
 def multiply_one(basis: MilnorBasis, r: tuple[int, ...], s: tuple[int, ...]) -> np.ndarray:

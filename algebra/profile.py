@@ -1,8 +1,8 @@
 """Profile functions: which sub-Hopf algebra of A (or A itself) a basis or a module lives over.
 
-A profile (h_1, h_2, ...) keeps P(R) with r_i < 2^{h_i}. Unlisted entries are 0 when `truncated`
+A profile (h_1, h_2, ...) keeps P(R) with r_i < p^{h_i}. Unlisted entries are 0 when `truncated`
 (a finite algebra such as A(n)) and unbounded otherwise (the whole Steenrod algebra is the empty,
-untruncated profile).
+untruncated profile). At odd p, `q_part` is the bitmask of the Q_k kept (-1: all).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ UNBOUNDED = 64
 class Profile:
     p_part: tuple[int, ...] = ()
     truncated: bool = False
+    q_part: int = -1
 
     def h(self, i: int) -> int:
         """h_{i+1}: the exponent bound of xi_{i+1} (i is 0-based)."""
@@ -33,7 +34,7 @@ class Profile:
 
     @property
     def is_full(self) -> bool:
-        return not self.truncated and all(h >= UNBOUNDED for h in self.p_part)
+        return not self.truncated and all(h >= UNBOUNDED for h in self.p_part) and self.q_part == -1
 
     @property
     def is_an(self) -> bool:
@@ -66,7 +67,8 @@ class Profile:
             return "A"
         if self.is_an:
             return f"A({len(self.p_part) - 1})"
-        return f"profile {list(self.p_part)}{'' if self.truncated else '...'}"
+        q = "" if self.q_part == -1 else f" q_part {self.q_part:#x}"
+        return f"profile {list(self.p_part)}{'' if self.truncated else '...'}{q}"
 
     @staticmethod
     def from_json(spec: dict | None) -> Profile:
@@ -75,9 +77,12 @@ class Profile:
             return FULL
         p_part = tuple(int(h) for h in spec.get("p_part", ()))
         truncated = bool(spec.get("truncated", False))
-        if not truncated and not p_part:
+        q_part = int(spec.get("q_part", -1))
+        if q_part >= 0xFFFFFFFF:
+            q_part = -1  # the reference's "every Q_k" (a u32 of ones)
+        if not truncated and not p_part and q_part == -1:
             return FULL
-        return Profile(p_part, truncated)
+        return Profile(p_part, truncated, q_part)
 
 
 FULL = Profile()

@@ -57,6 +57,11 @@ class F2:
     def to_ints(self, a: np.ndarray, ncols: int) -> np.ndarray:
         return to_bool(a, ncols).astype(np.uint8)
 
+    def support(self, a: np.ndarray) -> np.ndarray:
+        """The columns where some row of `a` is nonzero."""
+        used = np.bitwise_or.reduce(a, axis=0) if len(a) else np.zeros(a.shape[1], dtype=np.uint64)
+        return np.nonzero(np.unpackbits(used.view(np.uint8), bitorder="little"))[0]
+
     def set_ones(self, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
         a[rows, cols // WORD_BITS] |= np.left_shift(np.uint64(1), (cols % WORD_BITS).astype(np.uint64))
 
@@ -109,6 +114,10 @@ class PrimeField:
 
     def to_ints(self, a: np.ndarray, ncols: int) -> np.ndarray:
         return np.ascontiguousarray(a[:, :ncols])
+
+    def support(self, a: np.ndarray) -> np.ndarray:
+        """The columns where some row of `a` is nonzero."""
+        return np.nonzero(a.any(axis=0))[0]
 
     def set_ones(self, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
         a[rows, cols] = 1

@@ -1,0 +1,229 @@
+"""Compiled Milnor products at an odd prime, added mod p into dense uint8 rows (REFERENCE-ODD-PRIMES 2).
+
+Q(E1) P(R) * Q(E2) P(S) in two stages. Stage A moves each Q_k of E2 left past P(R):
+P(R) Q_k = Q_k P(R) + sum_i Q_{k+i} P(R - p^k e_i), and Q(E') Q_m = (-1)^{#(a in E', a > m)} Q(E' + m), the only
+source of signs. Stage B multiplies the P-parts by Milnor matrices: weighted rows sum_j p^j x_ij = r_i, columns
+sum_i x_ij = s_j, product P(T) with T_n the anti-diagonal sums and coefficient the product of the anti-diagonal
+multinomials mod p (Lucas, digit by digit: any carry makes it 0). The enumeration is a depth-first odometer
+over the interior cells; each product's index is found by binary search among its degree's sorted words.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_TERMS = 1024
+MAX_P_LEN = 12
+
+
+def binomial_table(p: int) -> np.ndarray:
+    """C(a, b) mod p for 0 <= a, b < p."""
+    table = np.zeros((p, p), dtype=np.int64)
+    for a in range(p):
+        table[a, 0] = 1
+        for b in range(1, a + 1):
+            table[a, b] = (table[a - 1, b - 1] + (table[a - 1, b] if b < a else 0)) % p
+    return table
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack(word, shifts, masks, out):
+    n = 0
+    for i in range(shifts.shape[0]):
+        v = np.int64((word >> np.uint64(shifts[i])) & np.uint64(masks[i]))
+        out[i] = v
+        if v != 0:
+            n = i + 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def _multinomial(xs, count, p, binom):
+    """multinomial(xs[0..count)) mod p by Lucas; 0 as soon as a digit position carries."""
+    coef = 1
+    vals = xs[:count].copy()
+    while True:
+        total = 0
+        nonzero = False
+        for k in range(count):
+            d = vals[k] % p
+            if vals[k] != 0:
+                nonzero = True
+            if d:
+                total += d
+                if total >= p:
+                    return 0
+                coef = coef * binom[total, d] % p
+            vals[k] //= p
+        if not nonzero:
+            return coef
+
+
+@njit(cache=True, nogil=True)
+def _index(word, deg, sorted_words, sorted_index, offsets):
+    lo, hi = offsets[deg], offsets[deg + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if sorted_words[mid] < word:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo == offsets[deg + 1] or sorted_words[lo] != word:
+        return -1
+    return sorted_index[lo]
+
+
+@njit(cache=True, nogil=True)
+def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks, sorted_words, sorted_index,
+                     offsets, binom, col_map):
+    """out[row, col0 + index(T)] += coef * (Q(E1)P(R) * Q(E2)P(S))_T mod p for every term T; returns the terms."""
+    nlen = shifts.shape[0]
+    qmask = np.uint64((1 << q_bits) - 1)
+    e1 = np.int64(rw & qmask)
+    e2 = np.int64(sw & qmask)
+    r = np.zeros(nlen + 1, dtype=np.int64)
+    s = np.zeros(nlen + 1, dtype=np.int64)
+    _unpack(rw, shifts, masks, r)
+    n = _unpack(sw, shifts, masks, s)
+    # Stage A: terms (c, E, R) of Q(E1) P(R) Q(E2).
+    t_c = np.zeros(MAX_TERMS, dtype=np.int64)
+    t_e = np.zeros(MAX_TERMS, dtype=np.int64)
+    t_r = np.zeros((MAX_TERMS, nlen + 1), dtype=np.int64)
+    n_c = np.zeros(MAX_TERMS, dtype=np.int64)
+    n_e = np.zeros(MAX_TERMS, dtype=np.int64)
+    n_r = np.zeros((MAX_TERMS, nlen + 1), dtype=np.int64)
+    count = 1
+    t_c[0] = 1
+    t_e[0] = e1
+    t_r[0, :] = r
+    pk = 1
+    for k in range(q_bits):
+        if k:
+            pk *= p
+        if not (e2 >> k) & 1:
+            continue
+        made = 0
+        for a in range(count):
+            rlen = 0
+            for i in range(nlen):
+                if t_r[a, i] != 0:
+                    rlen = i + 1
+            for i in range(rlen + 1):
+                m = k + i
+                if m >= q_bits or (t_e[a] >> m) & 1:
+                    continue
+                if i >= 1 and t_r[a, i - 1] < pk:
+                    continue
+                above = 0
+                rest = t_e[a] >> (m + 1)
+                while rest:
+                    above += rest & 1
+                    rest >>= 1
+                if made == MAX_TERMS:
+                    raise ValueError("too many terms in an odd-prime product")
+                n_c[made] = t_c[a] * (p - 1) % p if above & 1 else t_c[a]
+                n_e[made] = t_e[a] | (1 << m)
+                n_r[made, :] = t_r[a, :]
+                if i >= 1:
+                    n_r[made, i - 1] -= pk
+                made += 1
+        count = made
+        t_c[:count] = n_c[:count]
+        t_e[:count] = n_e[:count]
+        t_r[:count, :] = n_r[:count, :]
+    # Stage B: each term's P-part times P(S) by Milnor matrices.
+    pw = np.ones(nlen + 2, dtype=np.int64)
+    for j in range(1, nlen + 2):
+        pw[j] = pw[j - 1] * p
+    x = np.zeros((nlen + 2, nlen + 2), dtype=np.int64)
+    rem_row = np.zeros(nlen + 2, dtype=np.int64)
+    rem_col = np.zeros(nlen + 2, dtype=np.int64)
+    val = np.zeros((nlen + 1) * (nlen + 1), dtype=np.int64)
+    diag = np.zeros(2 * nlen + 2, dtype=np.int64)
+    tvec = np.zeros(2 * nlen + 2, dtype=np.int64)
+    terms = 0
+    for a in range(count):
+        if t_c[a] == 0:
+            continue
+        m = 0
+        for i in range(nlen):
+            if t_r[a, i] != 0:
+                m = i + 1
+        for i in range(1, m + 1):
+            rem_row[i] = t_r[a, i - 1]
+        for j in range(1, n + 1):
+            rem_col[j] = s[j - 1]
+        cells = m * n
+        level = 0
+        if cells:
+            val[0] = -1
+        while True:
+            if cells:
+                i = level // n + 1
+                j = level % n + 1
+                if val[level] >= 0:
+                    rem_row[i] += pw[j] * val[level]
+                    rem_col[j] += val[level]
+                val[level] += 1
+                top = min(rem_row[i] // pw[j], rem_col[j])
+                if val[level] > top:
+                    val[level] = -1
+                    x[i, j] = 0
+                    if level == 0:
+                        break
+                    level -= 1
+                    continue
+                x[i, j] = val[level]
+                rem_row[i] -= pw[j] * val[level]
+                rem_col[j] -= val[level]
+                if level < cells - 1:
+                    level += 1
+                    val[level] = -1
+                    continue
+            # A complete matrix: T_d = sum of anti-diagonal d, coefficient = product of multinomials.
+            b = t_c[a] * coef % p
+            tlen = 0
+            for d in range(1, m + n + 1):
+                cnt = 0
+                total = 0
+                for i2 in range(max(0, d - n), min(d, m) + 1):
+                    j2 = d - i2
+                    v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
+                    diag[cnt] = v
+                    total += v
+                    cnt += 1
+                tvec[d - 1] = total
+                if total:
+                    tlen = d
+                    b = b * _multinomial(diag, cnt, p, binom) % p
+                    if b == 0:
+                        break
+            if b != 0:
+                word = np.uint64(t_e[a])
+                for d in range(tlen):
+                    word |= np.uint64(tvec[d]) << np.uint64(shifts[d])
+                idx = _index(word, deg, sorted_words, sorted_index, offsets)
+                if idx < 0:
+                    raise ValueError("an odd-prime product left the algebra's basis")
+                col = col0 + idx
+                if col_map.shape[0] > 0:
+                    col = col_map[col]
+                if col >= 0:
+                    out[row, col] = (out[row, col] + b) % p
+                terms += 1
+            if not cells:
+                break
+    return terms
+
+
+@njit(cache=True, nogil=True)
+def odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, term_coef,
+                     p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map):
+    made = 0
+    for i in range(row_r.shape[0]):
+        lst = row_terms[i]
+        for t in range(term_start[lst], term_start[lst + 1]):
+            made += odd_product_into(out, i, term_col[t], term_coef[t], row_r[i], term_s[t],
+                                     row_deg[i] + term_sdeg[t], p, q_bits, shifts, masks, sorted_words,
+                                     sorted_index, offsets, binom, col_map)
+    return made
