@@ -11,30 +11,29 @@ import os
 import sys
 from pathlib import Path
 
-from algebra.module_loader import load_module, module_from_spec
+from algebra.module_loader import load_module
 from algebra.module_writer import fd_json
-from algebra.module_json import ModuleError, read_spec
+from algebra.module_json import ModuleError
 from charts.atomic import write_text_atomic
+from charts.html import to_html
 from charts.json_export import write_json
 from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
-from charts.text import graded_dimension_string, text_chart
+from charts.text import graded_dimension_string
 from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
-from nassau import cli_products
-from nassau.chart_data import build_chart
-from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve, resolved_module
+from nassau import api, cli_products
+from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
 from nassau.ext_mn import chart_min_degree, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text
 from nassau.progress import Reporter
 from nassau.region import Region
-from nassau.resolution import Resolution
 from nassau.scheduler import JobFailed
-from nassau.store import SaveDir, StoreError, module_from_manifest
+from nassau.store import StoreError
 
-DEFAULT_MAX_S = 15
+DEFAULT_MAX_S = api.DEFAULT_MAX_S
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
@@ -56,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
     res.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
     res.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    res.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
     cli_products.add_chart_products_arg(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
@@ -68,7 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     ext.add_argument("module", metavar="M", help="the module to resolve (as for resolve)")
     ext.add_argument("target", metavar="N", help="a bounded module over the same algebra")
     _region_args(ext)
-    ext.add_argument("--threads", type=int, default=_cores(), metavar="K", help="worker threads for resolving M")
+    ext.add_argument("--threads", type=int, default=api.cores(), metavar="K", help="worker threads for resolving M")
     ext.add_argument("--json", metavar="FILE", help="also write the chart as JSON (products empty)")
     ext.add_argument("--svg", metavar="FILE", help="also draw the chart as SVG")
     ext.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
@@ -88,17 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     chart.add_argument("--json", metavar="FILE")
     chart.add_argument("--svg", metavar="FILE")
     chart.add_argument("--seqsee", metavar="FILE")
+    chart.add_argument("--html", metavar="FILE", help="the interactive chart page")
     chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
     cli_products.add_chart_products_arg(chart)
     return parser
-
-
-def _cores() -> int:
-    """The cores this process may run on (not every core of the host, under affinity limits)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 def _computation_args(p: argparse.ArgumentParser) -> None:
@@ -109,7 +102,7 @@ def _computation_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "
                         "else the standard one")
-    p.add_argument("--threads", type=int, default=_cores(), metavar="K",
+    p.add_argument("--threads", type=int, default=api.cores(), metavar="K",
                    help="worker threads (default: the machine's cores)")
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
@@ -143,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("nassau: interrupted" + _saved_note(args), file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (UserError, ModuleError, EngineError, StoreError) as exc:
+    except (UserError, ModuleError, EngineError, StoreError, *cli_products.ERRORS) as exc:
         print(f"nassau: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except JobFailed as exc:
@@ -186,43 +179,28 @@ def _check_gpu() -> None:
 def _compute(args: argparse.Namespace) -> int:
     if args.threads < 1:
         raise UserError(f"--threads must be at least 1 (got {args.threads})")
-    for path in (getattr(args, "json", None), getattr(args, "svg", None), getattr(args, "seqsee", None)):
+    for path in _output_paths(args):
         _check_output(path)
     _check_gpu()
     if args.trace:
         trace.enable()
-    spec = read_spec(args.module)
-    module = module_from_spec(spec)
-    algorithm = choose_algorithm(module, args.algorithm)
+    req = api.request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
+                      threads=args.threads, products=getattr(args, "products", None), save_dir=args.save_dir)
+    reporter = Reporter(req.size, req.label, args.quiet)
     try:
-        region = Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
-    store = None
-    if args.save_dir:
-        store = SaveDir(Path(args.save_dir), spec, module, algorithm)
-        store.open(region)
-    reporter = Reporter(len(region.bidegrees()), f"{spec.display} ({algorithm})", args.quiet)
-    try:
-        res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
+        ext = req.run(on_done=reporter.advance)
     except BaseException:
         reporter.abort()
-        if store is not None:
-            store.close()
         raise
     if args.command == "products":
-        _stdout(filtration_one_text(res, region))
-        reporter.finish(f"{spec.display}: products through {_span(region)}")
+        _stdout(filtration_one_text(ext.resolution, ext.region))
+        reporter.finish(f"{req.spec.display}: products through {_span(ext.region)}")
         return 0
-    wants_products = bool(args.svg or args.json or args.seqsee)
-    chart = build_chart(res, region, spec.display, algorithm, products=wants_products,
-                        **(cli_products.chart_products(args, res, algorithm) if wants_products else {}))
-    _write_outputs(chart, args)
-    _stdout(text_chart(chart))
-    total = sum(chart.dims.values())
-    resumed = f", {store.loaded} bidegrees loaded from {store.path}" if store is not None else ""
-    reporter.finish(f"{spec.display}: {total} generators through {_span(region)} ({algorithm}, "
-                    f"{args.threads} thread{'s' if args.threads > 1 else ''}{resumed})")
+    _write_outputs(ext, args)
+    _stdout(ext.text())
+    resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
+    reporter.finish(f"{req.spec.display}: {len(ext.generators)} generators through {_span(ext.region)} "
+                    f"({ext.algorithm}, {args.threads} thread{'s' if args.threads > 1 else ''}{resumed})")
     return 0
 
 
@@ -271,47 +249,32 @@ def _span(region: Region) -> str:
 
 
 def _chart(args: argparse.Namespace) -> int:
-    for path in (args.json, args.svg, args.seqsee):
+    for path in _output_paths(args):
         _check_output(path)
-    save = Path(args.save_dir)
-    spec, module, manifest = module_from_manifest(save)
-    r = manifest.get("region") or {}
-    try:
-        region = Region(max_s=int(r["max_s"]), min_degree=module.min_degree, max_stem=r.get("max_stem"),
-                        max_t=r.get("max_t"))
-    except (KeyError, TypeError, ValueError) as exc:
-        raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
-    algorithm = manifest.get("algorithm", "standard")
-    store = SaveDir(save, spec, module, algorithm)
-    res = Resolution(resolved_module(module, algorithm))
-    res.algebra.extend(region.t_limit - module.min_degree + 1)
-    store.load_into(res)
-    missing = [b for b in region.bidegrees() if not res.is_done(*b)]
-    if missing:
-        s, t = missing[0]
-        raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
-                         f"s={s})); finish it with: nassau resolve {spec.display} {_region_flags(region)} "
-                         f"--algorithm {algorithm} --save-dir {save}")
-    chart = build_chart(res, region, spec.display, algorithm, products=True,
-                        **cli_products.chart_products(args, res, algorithm))
-    _write_outputs(chart, args)
+    ext = api.load(args.save_dir, products=args.products)
+    _write_outputs(ext, args)
     if not args.quiet:
-        _stdout(text_chart(chart))
+        _stdout(ext.text())
     return 0
 
 
-def _region_flags(region: Region) -> str:
-    edge = f"--stem {region.max_stem}" if region.max_stem is not None else f"--max-t {region.max_t}"
-    return f"{edge} --max-s {region.max_s}"
+def _output_paths(args: argparse.Namespace) -> list[str | None]:
+    return [getattr(args, name, None) for name in ("json", "svg", "seqsee", "html")]
 
 
-def _write_outputs(chart: Chart, args: argparse.Namespace) -> None:
+def _write_outputs(ext: api.Ext | Chart, args: argparse.Namespace) -> None:
+    """Write the files asked for; the chart (and its product lines) is built only when one is asked."""
+    if not any(_output_paths(args)):
+        return
+    chart = ext.chart if isinstance(ext, api.Ext) else ext
     if args.json:
         write_json(chart, args.json)
     if args.svg:
         write_text_atomic(args.svg, to_svg(chart))
     if args.seqsee:
         write_text_atomic(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
+    if getattr(args, "html", None):
+        write_text_atomic(args.html, to_html(chart))
 
 
 def _stdout(text: str) -> None:

@@ -95,35 +95,32 @@ def add_chart_products_arg(p: argparse.ArgumentParser) -> None:
                         "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
 
 
-def chart_products(args: argparse.Namespace, res: Resolution, algorithm: str) -> dict[str, Any]:
-    """build_chart's keywords for the operations asked by --products (none: the default h0..h3)."""
-    from nassau import cli as base
+def chart_operations(names: list[str] | None, res: Resolution, algorithm: str, threads: int = 1) -> dict[str, Any]:
+    """build_chart's keywords for the operations named as --products takes them (none: the default h0..h3).
 
-    if not getattr(args, "products", None):
+    A bad name raises one of ERRORS (the CLI prints it as one line); so does the Python API, which calls this."""
+    if not names:
         return {}
-    try:
-        items = [parse_operation(x) for text in args.products for x in _split(text)]
-        reach = [(c.n, c.s) if c is not None else known_bidegree(name) for name, c in items]
-        method = "nassau" if algorithm == "nassau" else "standard"
-        unit, unit_method = res, method
-        if not is_unit_module(res.module):
-            top = [b for b in reach if b is not None] or [(0, 0)]
-            k = unit_module(res.module)
-            unit_algorithm = choose_algorithm(k, "auto")
-            unit = resolve(k, Region(max_s=max(s for _, s in top), min_degree=0,
-                                     max_stem=max(0, max(n for n, _ in top))), unit_algorithm)
-            unit_method = "nassau" if unit_algorithm == "nassau" else "standard"
-        operations = {}
-        for name, c in items:
-            c = c if c is not None else sphere_class(name, unit)
-            c.check_in(unit, f"the class {name}")
-            operations[name] = c
-            if algorithm == CHANGE_OF_RINGS and not (c.s == 1 and c.vector == (1,)):
-                raise ClassError(f"{name}: a change-of-rings resolution holds Ext over the subalgebra, whose classes "
-                                 "are not the sphere's; draw products by h_i only, or use --algorithm standard")
-    except ERRORS as exc:
-        raise base.UserError(str(exc)) from None
-    alg = ExtAlgebra(res, unit, Preimages(res, method), Preimages(unit, unit_method), getattr(args, "threads", 1))
+    items = [parse_operation(x) for text in names for x in _split(text)]
+    reach = [(c.n, c.s) if c is not None else known_bidegree(name) for name, c in items]
+    method = "nassau" if algorithm == "nassau" else "standard"
+    unit, unit_method = res, method
+    if not is_unit_module(res.module):
+        top = [b for b in reach if b is not None] or [(0, 0)]
+        k = unit_module(res.module)
+        unit_algorithm = choose_algorithm(k, "auto")
+        unit = resolve(k, Region(max_s=max(s for _, s in top), min_degree=0,
+                                 max_stem=max(0, max(n for n, _ in top))), unit_algorithm)
+        unit_method = "nassau" if unit_algorithm == "nassau" else "standard"
+    operations = {}
+    for name, c in items:
+        c = c if c is not None else sphere_class(name, unit)
+        c.check_in(unit, f"the class {name}")
+        operations[name] = c
+        if algorithm == CHANGE_OF_RINGS and not (c.s == 1 and c.vector == (1,)):
+            raise ClassError(f"{name}: a change-of-rings resolution holds Ext over the subalgebra, whose classes "
+                             "are not the sphere's; draw products by h_i only, or use --algorithm standard")
+    alg = ExtAlgebra(res, unit, Preimages(res, method), Preimages(unit, unit_method), threads)
     return {"operations": operations, "alg": alg}
 
 

@@ -1,0 +1,141 @@
+"""The Python API: resolve a module, or load a saved run, and look at its Ext from a script or a notebook.
+
+    import nassau
+    ext = nassau.resolve("S_2", stem=40)      # a progress bar in a notebook, a summary line on stderr elsewhere
+    ext.dims[(7, 1)]                           # 1: h3
+    ext                                        # in Jupyter: the interactive chart (the SVG where scripts are off)
+
+`nassau resolve` is `request(...)` then `Request.run`, with the CLI's own progress bar; `nassau chart` is `load`.
+Bad input raises the exceptions the CLI turns into one line: ModuleError, EngineError, StoreError, ClassError.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from algebra.module import Module
+from algebra.module_json import ModuleSpec, read_spec
+from algebra.module_loader import module_from_spec
+from nassau.engine import EngineError, choose_algorithm, resolved_module
+from nassau.engine import resolve as run_engine
+from nassau.ext import Ext
+from nassau.notebook_progress import NotebookBar, in_notebook
+from nassau.progress import Reporter
+from nassau.region import Region
+from nassau.resolution import Resolution
+from nassau.store import SaveDir, StoreError, module_from_manifest
+
+DEFAULT_MAX_S = 15
+
+
+def cores() -> int:
+    """The cores this process may run on (not every core of the host, under affinity limits)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@dataclass
+class Request:
+    """A checked computation, nothing computed yet: the module, its region, the algorithm and the save directory
+    (opened: a directory made for something else is refused here, before any work)."""
+
+    spec: ModuleSpec
+    module: Module
+    region: Region
+    algorithm: str
+    threads: int
+    store: SaveDir | None
+    operations: list[str] | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.spec.display} ({self.algorithm})"
+
+    @property
+    def size(self) -> int:
+        """Bidegrees in the region: the length of a progress bar."""
+        return len(self.region.bidegrees())
+
+    def run(self, on_done: Callable[[int, int], None] | None = None) -> Ext:
+        """Resolve (resuming from the save directory), calling on_done(s, t) as each bidegree finishes."""
+        try:
+            res = run_engine(self.module, self.region, self.algorithm, self.threads, self.store, on_done=on_done)
+        except BaseException:
+            if self.store is not None:
+                self.store.close()
+            raise
+        return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads,
+                   self.store.loaded if self.store is not None else 0)
+
+
+def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
+            algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
+            save_dir: str | os.PathLike[str] | None = None) -> Request:
+    """Check a computation (see `resolve`) without running it."""
+    threads = cores() if threads is None else threads
+    if threads < 1:
+        raise EngineError(f"threads must be at least 1 (got {threads})")
+    spec = read_spec(module)
+    mod = module_from_spec(spec)
+    chosen = choose_algorithm(mod, algorithm)
+    try:
+        region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
+    except ValueError as exc:
+        raise EngineError(str(exc)) from None
+    store = None
+    if save_dir is not None:
+        store = SaveDir(Path(save_dir), spec, mod, chosen)
+        store.open(region)
+    return Request(spec, mod, region, chosen, threads, store, list(products) if products else None)
+
+
+def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
+            algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
+            save_dir: str | os.PathLike[str] | None = None, progress: bool = True) -> Ext:
+    """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
+
+    algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
+    chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as for --products); save_dir: save
+    and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr.
+    """
+    req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
+                  save_dir=save_dir)
+    bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
+                                                                                       not progress)
+    try:
+        ext = req.run(on_done=bar.advance)
+    except BaseException:
+        bar.abort()
+        raise
+    bar.finish(f"{req.spec.display}: {len(ext.generators)} generators")
+    return ext
+
+
+def load(save_dir: str | os.PathLike[str], products: list[str] | None = None) -> Ext:
+    """Ext of a finished run saved in `save_dir` (by `resolve(..., save_dir=...)` or --save-dir), without
+    recomputing it: what `nassau chart SAVE_DIR` draws."""
+    save = Path(save_dir)
+    spec, module, manifest = module_from_manifest(save)
+    r = manifest.get("region") or {}
+    try:
+        region = Region(max_s=int(r["max_s"]), min_degree=module.min_degree, max_stem=r.get("max_stem"),
+                        max_t=r.get("max_t"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
+    algorithm = manifest.get("algorithm", "standard")
+    store = SaveDir(save, spec, module, algorithm)
+    res = Resolution(resolved_module(module, algorithm))
+    res.algebra.extend(region.t_limit - module.min_degree + 1)
+    store.load_into(res)
+    missing = [b for b in region.bidegrees() if not res.is_done(*b)]
+    if missing:
+        s, t = missing[0]
+        edge = f"--stem {region.max_stem}" if region.max_stem is not None else f"--max-t {region.max_t}"
+        raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
+                         f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
+                         f"--algorithm {algorithm} --save-dir {save}")
+    return Ext(res, region, spec.display, algorithm, list(products) if products else None, cores(), store.loaded)
