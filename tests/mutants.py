@@ -1,0 +1,233 @@
+"""Mutation check: does the suite catch what it claims? (Not a test module: pytest does not collect it.)
+
+For each mutant (one small plausible bug: a search/replace in one file) this copies a snapshot of the working
+tree to a scratch directory, applies the edit, runs the tests that should catch it there, and prints a table
+mutant | tests run | result. "killed" means those tests failed; every mutant here must be killed.
+
+    .venv/bin/python tests/mutants.py              # every mutant
+    .venv/bin/python tests/mutants.py nogil store  # those whose name contains one of the words
+    .venv/bin/python tests/mutants.py --tests-at REV  # the same with the tests as they were at git revision REV
+
+First the unmutated copy runs every test file named below (a failure there makes the table meaningless).
+The runs share one fresh NUMBA_CACHE_DIR and one copy path, so only kernels whose sources a mutant changes
+recompile (fp.kernel_cache keys compiled kernels by a hash of the fp and algebra sources).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COPY_IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "*.egg-info",
+                                     "build", "dist", "bench-results")
+TIMEOUT = 900
+
+
+@dataclass(frozen=True)
+class Mutant:
+    name: str
+    path: str
+    #: (regular expression, replacement) pairs; each pattern must match exactly once in the file.
+    edits: tuple[tuple[str, str], ...]
+    tests: tuple[str, ...]
+    #: Run pytest with SIGINT ignored, as a shell's background job or nohup starts it.
+    sigint_ignored: bool = False
+
+
+def literal(old: str, new: str) -> tuple[str, str]:
+    return re.escape(old), new.replace("\\", "\\\\")
+
+
+MUTANTS = [
+    Mutant("store: BLAKE2b check deleted", "nassau/store.py",
+           (literal('        if hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:\n'
+                    '            raise ValueError("checksum mismatch (corrupt or truncated)")\n', ""),),
+           ("tests/test_store.py",)),
+    Mutant("device RREF stops after CHECK_EVERY panels", "gpu/rref.py",
+           (literal("if (w + 1) % CHECK_EVERY == 0 and int(dev.download(state[:1])[0]) == m:",
+                    "if (w + 1) % CHECK_EVERY == 0:"),),
+           ("tests/test_gpu_rref.py",)),
+    Mutant("device lock: readers exclusive", "gpu/lock.py",
+           (literal("while self._writer or self._writers_waiting:", "while self._writer or self._writers_waiting "
+                    "or self._readers:"),),
+           ("tests/test_gpu_concurrency.py",)),
+    Mutant("products: forbid ignored by run_batch", "algebra/products.py",
+           (literal("NO_FORBID if forbid is None else forbid", "NO_FORBID"),),
+           ("tests/test_algebra_products.py",)),
+    Mutant("nassau step: blocks built without forbid", "nassau/nassau_step.py",
+           (literal("forbid=signature_forbid(sub.profile, sig)", "forbid=None"),),
+           ("tests/test_batching.py",)),
+    Mutant("nassau step: signatures with zero part not skipped", "nassau/nassau_step.py",
+           ((r"\n[ ]+if not \w+\.any\(\):\n[ ]+continue\n", "\n"),),
+           ("tests/test_batching.py",)),
+    Mutant("resolution: kept kernel never found", "nassau/resolution.py",
+           (literal("return self.kernels.pop((s, t), None)", "return None"),),
+           ("tests/test_batching.py",)),
+    Mutant("engine: standard steps keep no kernel", "nassau/engine.py",
+           (literal("keep = region.contains(s + 1, t) and not res.is_done(s + 1, t)", "keep = False"),),
+           ("tests/test_batching.py",)),
+    Mutant("products: batch kernel holds the GIL", "algebra/products.py",
+           (literal("@njit(cache=True, nogil=True)\ndef _batch_kernel", "@njit(cache=True)\ndef _batch_kernel"),),
+           ("tests/test_algebra_products.py",)),
+    Mutant("scheduler: threads ignored", "nassau/scheduler.py",
+           (literal("if threads <= 1:", "if True:"),),
+           ("tests/test_scheduler.py",)),
+    Mutant("scheduler: only a job's first dependency counts", "nassau/scheduler.py",
+           (literal("inside = [d for d in deps(s, t) if d in pending]",
+                    "inside = [d for d in deps(s, t) if d in pending][:1]"),),
+           ("tests/test_scheduler.py",)),
+    Mutant("scheduler: a failed job's error is dropped", "nassau/scheduler.py",
+           (literal('                        state["error"] = exc\n', '                        pass\n'),),
+           ("tests/test_scheduler.py",)),
+    Mutant("scheduler: a cycle on one worker waits forever", "nassau/scheduler.py",
+           (literal('if not state["running"]:', 'if False:'),),
+           ("tests/test_scheduler.py",)),
+    Mutant("matmul: zero passes of A not skipped", "fp/matmul.py",
+           (literal("                if x == 0:\n                    continue\n", ""),),
+           ("tests/test_fp_matmul.py",)),
+    Mutant("matmul: never threaded", "fp/matmul.py",
+           (literal("parallel = use_threads(m, PARALLEL_MIN_ROWS)", "parallel = False"),),
+           ("tests/test_fp_matmul.py",)),
+    Mutant("subalgebra: signatures stop at the second coordinate", "algebra/subalgebra.py",
+           (literal("bounds = [(1 << h) for h in self.profile]", "bounds = [(1 << h) for h in self.profile[:2]]"),),
+           ("tests/test_resolve_charts.py::test_nassau_over_a2_equals_standard",)),
+    Mutant("modules: derived action keeps one product of a sum", "algebra/fd_module.py",
+           (literal("table[idx] = _combine(acts, combo, i,", "table[idx] = _combine(acts, combo & -combo, i,"),),
+           ("tests/test_algebra_modules.py",)),
+    Mutant("store test under SIGINT ignored (must pass)", "nassau/store.py", (),
+           ("tests/test_store.py::test_ctrl_c_exits_cleanly_and_keeps_the_save",), sigint_ignored=True),
+    Mutant("cli: products prints the chart", "nassau/cli.py",
+           (literal('if args.command == "products":', 'if args.command == "product":'),),
+           ("tests/test_cli.py",)),
+    Mutant("cli: --seqsee written only with --json", "nassau/cli.py",
+           (literal("    if args.seqsee:\n", "    if args.seqsee and args.json:\n"),),
+           ("tests/test_cli.py",)),
+    Mutant("cli: --max-t one degree short", "nassau/cli.py",
+           (literal("max_stem=args.stem, max_t=args.max_t)",
+                    "max_stem=args.stem, max_t=args.max_t and args.max_t - 1)"),),
+           ("tests/test_cli.py",)),
+    Mutant("cli: SVG drawn without product lines", "nassau/cli.py",
+           (literal("wants_products = bool(args.svg or args.json or args.seqsee)",
+                    "wants_products = bool(args.json)"),),
+           ("tests/test_cli.py",)),
+    Mutant("kernels: profile index map ignored", "algebra/milnor_kernels.py",
+           (literal("        return index_map[map_offset[deg] + rank]\n", "        return rank\n"),),
+           ("tests/test_algebra_products.py",)),
+    Mutant("bits: pext_soft ignores mask bits 32-63, host without BMI2", "fp/bits.py",
+           (literal("    while m:\n        if x & m & (~m + _ONE):",
+                    "    while m & np.uint64(0xFFFFFFFF):\n        if x & m & (~m + _ONE):"),
+            literal('HAS_BMI2 = bool(llvm.get_host_cpu_features().get("bmi2", False))', "HAS_BMI2 = False")),
+           ("tests/test_fp_masked.py", "-k", "pext")),
+    Mutant("nassau step: corrections not added to x", "nassau/nassau_step.py",
+           ((r"\n([ ]+)x \^= ", r"\n\1_ = "),),
+           ("tests/test_resolve_charts.py::test_differentials_match_the_references_choices",)),
+    Mutant("marshal: one thread too many per row", "gpu/marshal.py",
+           (literal("((row_counts.astype(np.int64) + group - 1) // group)",
+                    "(row_counts.astype(np.int64) // group + 1)"),),
+           ("tests/test_gpu_products.py",)),
+]
+
+
+def apply(mutant: Mutant, repo: Path) -> str | None:
+    """Apply the mutant's edits in the copy; return why not, or None."""
+    path = repo / mutant.path
+    text = path.read_text(encoding="utf-8")
+    for pattern, replacement in mutant.edits:
+        text, count = re.subn(pattern, replacement, text)
+        if count != 1:
+            return f"pattern matched {count} times: {pattern[:60]!r}"
+    path.write_text(text, encoding="utf-8")
+    return None
+
+
+def run_tests(repo: Path, tests: tuple[str, ...], env: dict, *, sigint_ignored: bool = False, first_only: bool = True,
+              deselect: tuple[str, ...] = ()) -> tuple[int, list[str], str]:
+    """pytest's exit status, the failed test ids and its last line."""
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *(["-x"] if first_only else []),
+           *(f"--deselect={d}" for d in deselect), *tests]
+    try:
+        out = subprocess.run(cmd, cwd=repo, env=env, capture_output=True, text=True, timeout=TIMEOUT,
+                             preexec_fn=ignore)
+    except subprocess.TimeoutExpired:
+        return -1, [], f"timed out after {TIMEOUT} s"
+    lines = (out.stdout + out.stderr).strip().splitlines()
+    failed = [line.split(" ", 1)[1].split(" - ")[0] for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    return out.returncode, failed, lines[-1] if lines else ""
+
+
+def fresh_copy(source: Path, repo: Path) -> None:
+    if repo.exists():
+        shutil.rmtree(repo)
+    shutil.copytree(source, repo, ignore=COPY_IGNORE)
+
+
+def tests_at(revision: str, repo: Path) -> None:
+    """Replace the copy's tests/ and fp/testing.py (test inputs kept in fp) by those at a git revision, to see what
+    an older suite let through."""
+    shutil.rmtree(repo / "tests")
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tests", "fp/testing.py"],
+                             capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(repo)], input=archive.stdout, check=True)
+
+
+def main(args: list[str]) -> int:
+    revision = args[args.index("--tests-at") + 1] if "--tests-at" in args else None
+    words = [a for a in args if a not in ("--tests-at", revision)]
+    chosen = [m for m in MUTANTS if not words or any(w.lower() in m.name.lower() for w in words)]
+    scratch = Path(tempfile.mkdtemp(prefix="nassau-mutants-"))
+    repo = scratch / "repo"
+    env = {k: v for k, v in os.environ.items() if k not in ("NASSAU_NUMBA_BASE", "NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(NUMBA_CACHE_DIR=str(scratch / "numba"), PYTHONPATH=str(repo))
+    try:
+        snapshot = scratch / "snapshot"  # one copy of the tree as it is now: later edits to it change no run
+        fresh_copy(ROOT, snapshot)
+        if revision:
+            tests_at(revision, snapshot)
+        fresh_copy(snapshot, repo)
+        files = sorted({t.split("::")[0] for m in chosen for t in m.tests})
+        start = time.monotonic()
+        rc, broken, last = run_tests(repo, tuple(f for f in files if (repo / f).exists()), env, first_only=False)
+        print(f"baseline (unmutated copy) {' '.join(files)}: {last} ({time.monotonic() - start:.0f} s)", flush=True)
+        if rc not in (0, 1):
+            return 1
+        for test in broken:
+            print(f"  fails unmutated, deselected below: {test}", flush=True)
+        rows = []
+        for mutant in chosen:
+            fresh_copy(snapshot, repo)
+            start = time.monotonic()
+            problem = apply(mutant, repo)
+            if problem:
+                result = f"not applied: {problem}"
+            else:
+                rc, failed, last = run_tests(repo, mutant.tests, env, sigint_ignored=mutant.sigint_ignored,
+                                             deselect=tuple(broken))
+                if not mutant.edits:
+                    result = "passed" if rc == 0 else f"FAILED ({failed[0] if failed else last})"
+                elif rc == 1 and failed:
+                    result = f"killed by {failed[0].split('/')[-1]}"
+                else:
+                    result = {0: "SURVIVED", 4: "SURVIVED (no such test)", 5: "SURVIVED (deselected)"}.get(
+                        rc, f"error rc={rc} ({last})")
+            rows.append((mutant.name, " ".join(mutant.tests), result, time.monotonic() - start))
+            print(f"{mutant.name}: {result} ({rows[-1][3]:.0f} s)", file=sys.stderr, flush=True)
+        print("\n| mutant | tests run | result |\n| --- | --- | --- |")
+        for name, tests, result, seconds in rows:
+            print(f"| {name} | {tests} | {result} ({seconds:.0f} s) |")
+        bad = [r for r in rows if not r[2].startswith(("killed", "passed"))]
+        return 1 if bad or broken else 0
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
