@@ -2,7 +2,6 @@
 classes, nothing dark in the cells where it has none. Skipped, with the reason, when no Chromium is installed."""
 from __future__ import annotations
 
-import shutil
 import struct
 import subprocess
 import zlib
@@ -13,17 +12,17 @@ import pytest
 
 from charts.model import Chart, Product, rows_rectangle
 from charts.svg import chart_frame, parse_svg, to_svg
+from tests.browser import browser_path, no_browser_reason
 
 DATA = Path(__file__).parent / "data" / "sseq"
-BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 DARK, LIGHT = 100, 150  # grey levels: a dot's centre is nearly black; grid lines and shading stay above LIGHT
 
 
 def find_browser() -> str:
-    for name in BROWSERS:
-        if path := shutil.which(name):
-            return path
-    pytest.skip(f"no headless Chromium on PATH (tried {', '.join(BROWSERS)}; Debian: apt-get install chromium)")
+    path = browser_path()
+    if path is None:
+        pytest.skip(no_browser_reason())
+    return path
 
 
 def render(svg_text: str, width: int, height: int, tmp_path: Path) -> np.ndarray:

@@ -161,7 +161,7 @@
   }
 
   function drawLines(P, op, pairs, v, px) {
-    if (!pairs || hidden.has(op.name)) return;
+    if (!pairs || !pairs.length || hidden.has(op.name)) return;
     const c = P.classes, xyr = P.xyr;
     const inView = (k) => c[3 * k] >= v.n0 - 8 && c[3 * k] <= v.n1 + 8;
     let drawn = 0;

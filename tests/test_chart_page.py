@@ -1,0 +1,293 @@
+"""The interactive page in headless Chromium, opened from a file:// URL with the network off: a dot for every class
+where charts.geometry puts it, tooltips naming the class and its products, toggles that hide exactly one kind of
+line, axes that follow the zoom, d2 lines and an E3 page only when d2 is known; no console error, no request
+beyond the file. Skipped, with the reason, when no Chromium is installed."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from charts.html import to_html
+from charts.model import Chart, Differential, Product, rows_through_stem
+from charts.svg import chart_frame, parse_svg
+from tests.browser import Chromium, browser_path, no_browser_reason
+from tests.test_charts_render import decode_png
+
+DATA = Path(__file__).parent / "data" / "sseq"
+DARK, LIGHT = 150, 185  # grey 0..255: dots and lines (black, or a colour) below DARK; background and grid above
+WIDTH, HEIGHT = 1000, 640
+
+pytestmark = pytest.mark.skipif(browser_path() is None, reason=no_browser_reason())
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    with Chromium(tmp_path_factory.mktemp("profile"), WIDTH, HEIGHT) as b:
+        yield b
+
+
+def reference_chart() -> Chart:
+    """sseq's own S_2 chart through stem 20, s <= 8: 60 classes, h0..h3 lines."""
+    return parse_svg((DATA / "chart").read_text(encoding="utf-8").split("\n", 1)[1], "S_2")
+
+
+def d2_chart() -> Chart:
+    """A made-up chart with d2: x_(5,0,0) -> x_(4,2,1) and x_(5,1,0) -> x_(4,3,0) + x_(4,3,1)."""
+    dims = {(0, 0): 1, (0, 1): 1, (5, 0): 1, (5, 1): 1, (4, 2): 2, (4, 3): 2, (1, 1): 1}
+    products = [Product("h0", (0, 0, 0), (0, 1, 0)), Product("h1", (0, 0, 0), (1, 1, 0)),
+                Product("h0", (5, 0, 0), (5, 1, 0)), Product("h0", (4, 2, 0), (4, 3, 0)),
+                Product("h0", (4, 2, 1), (4, 3, 1))]
+    d2 = [Differential((5, 0, 0), (4, 2, 1)), Differential((5, 1, 0), (4, 3, 0)),
+          Differential((5, 1, 0), (4, 3, 1))]
+    return Chart("M", 2, "standard", 6, 4, 0, rows_through_stem(6, 4), dims, products, d2=d2)
+
+
+class Page:
+    """A chart's page open in the browser, with the view the script chose, to place things on the screen."""
+
+    def __init__(self, browser: Chromium, chart: Chart, tmp_path: Path) -> None:
+        path = tmp_path / "chart.html"
+        path.write_text(to_html(chart), encoding="utf-8")
+        self.browser, self.chart, self.url = browser, chart, path.as_uri()
+        self.since = len(browser.events)
+        browser.open(self.url)
+        self.settle()
+
+    def settle(self) -> None:
+        """Wait for the frame that the last input scheduled, then read the view again."""
+        self.browser.evaluate("new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+        view = self.browser.evaluate("nassauChart.view()")
+        self.scale, self.ox, self.oy = view["scale"], view["ox"], view["oy"]
+        self.left, self.top = self.browser.evaluate(
+            "(() => { const r = document.getElementById('chart').getBoundingClientRect(); return [r.left, r.top] })()")
+
+    def on_canvas(self, x: float, y: float) -> tuple[float, float]:
+        """Chart units (the SVG's) to CSS pixels of the canvas."""
+        return x * self.scale + self.ox, y * self.scale + self.oy
+
+    def on_page(self, x: float, y: float) -> tuple[float, float]:
+        cx, cy = self.on_canvas(x, y)
+        return cx + self.left, cy + self.top
+
+    def dots(self) -> dict[tuple[int, int, int], tuple[float, float]]:
+        """Where each class should be drawn, in chart units, by the SVG's geometry."""
+        frame = chart_frame(self.chart)
+        return {(n, s, i): xy for n, s in self.chart.nonzero_bidegrees()
+                for i, xy in enumerate(frame.dots(n, s, self.chart.dim(n, s))[1])}
+
+    def greys(self, points: list[tuple[float, float]], reach: int = 1) -> list[float]:
+        """The darkest grey (over white) within `reach` pixels of each canvas point, read from the canvas."""
+        pts = [[round(x), round(y)] for x, y in points]
+        return self.browser.evaluate(f"""(() => {{
+            const c = document.getElementById('chart'), copy = document.createElement('canvas');
+            [copy.width, copy.height] = [c.width, c.height];
+            const g = copy.getContext('2d', {{willReadFrequently: true}});  // a copy: the page's canvas is not read
+            g.drawImage(c, 0, 0);
+            const d = g.getImageData(0, 0, c.width, c.height).data;
+            return {pts}.map(([x, y]) => {{
+                let m = 255;
+                for (let dy = -{reach}; dy <= {reach}; dy++) for (let dx = -{reach}; dx <= {reach}; dx++) {{
+                    const i = ((y + dy) * c.width + x + dx) * 4, a = d[i + 3] / 255;
+                    m = Math.min(m, (d[i] + d[i + 1] + d[i + 2]) / 3 * a + 255 * (1 - a));
+                }}
+                return m;
+            }});
+        }})()""")
+
+    def tooltip(self, x: float, y: float) -> list[str]:
+        """The tooltip's lines with the pointer at chart point (x, y); [] when hidden."""
+        self.browser.mouse("mouseMoved", *self.on_page(x, y))
+        return self.browser.evaluate(
+            "(() => { const t = document.getElementById('tooltip'); return t.hidden ? [] : "
+            "[...t.children].map(c => c.textContent) })()")
+
+    def click(self, selector: str) -> None:
+        box = self.browser.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+                                    ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2] })()")
+        self.browser.click(*box)
+        self.settle()
+
+    def axis(self, which: str) -> list[tuple[int, float]]:
+        """(label, centre in canvas pixels along the axis) of every label of the x or y axis."""
+        return [(int(text), pos) for text, pos in self.browser.evaluate(f"""(() => {{
+            const c = document.getElementById('chart').getBoundingClientRect();
+            return [...document.querySelectorAll('#{which}-axis span')].map(e => {{
+                const r = e.getBoundingClientRect();
+                return [e.textContent, '{which}' === 'x' ? (r.left + r.right) / 2 - c.left : (r.top + r.bottom) / 2 - c.top];
+            }});
+        }})()""")]
+
+    def assert_clean(self) -> None:
+        """No console error or exception, and nothing asked for but the page's own file."""
+        assert self.browser.errors(self.since) == []
+        assert set(self.browser.requests(self.since)) == {self.url}
+
+
+def expected_lines(chart: Chart, g: tuple[int, int, int]) -> set[str]:
+    """The product lines a tooltip on g should show: op x = (sum of op x's targets) for every op x out of or into g."""
+    name = lambda c: f"x_({c[0]}, {c[1]}, {c[2]})"  # noqa: E731
+    targets: dict[tuple[str, tuple], list] = {}
+    for p in chart.products:
+        targets.setdefault((p.op, p.source), []).append(p.target)
+    lines = set()
+    for (op, source), ts in targets.items():
+        if source == g or g in ts:
+            lines.add(f"{op} · {name(source)} = " + " + ".join(name(t) for t in sorted(ts)))
+    return lines
+
+
+def test_every_class_is_a_dot_where_the_geometry_puts_it(browser, tmp_path):
+    chart = reference_chart()
+    page = Page(browser, chart, tmp_path)
+    dots = page.dots()
+    assert len(dots) == 60
+    assert all(g < DARK for g in page.greys([page.on_canvas(*xy) for xy in dots.values()]))
+    frame = chart_frame(chart)
+    empty = [(frame.x(n), frame.y(s)) for n in range(frame.min_n, frame.max_n + 1) for s in range(frame.max_s + 1)
+             if not chart.dim(n, s)]
+    assert all(g > LIGHT for g in page.greys([page.on_canvas(*xy) for xy in empty], reach=0))
+    page.assert_clean()
+
+
+def test_the_screen_shows_the_dots(browser, tmp_path):
+    """What reaches the screen, not only the canvas: a screenshot of the chart's frame, as test_charts_render."""
+    chart = reference_chart()
+    page = Page(browser, chart, tmp_path)
+    frame = chart_frame(chart)
+    x0, y0 = page.on_page(0, 0)
+    w, h = math.ceil(frame.width * page.scale), math.ceil(frame.height * page.scale)
+    grey = decode_png(browser.screenshot(x0, y0, w, h))[:, :, :3].mean(axis=2)
+    for x, y in page.dots().values():
+        px, py = round(x * page.scale), round(y * page.scale)
+        assert grey[py - 1:py + 2, px - 1:px + 2].min() < DARK, f"no dot at {(x, y)}"
+    empty = [(n, s) for n in range(frame.min_n, frame.max_n + 1) for s in range(frame.max_s + 1) if not chart.dim(n, s)]
+    for n, s in empty:
+        assert grey[round(frame.y(s) * page.scale), round(frame.x(n) * page.scale)] > LIGHT
+    assert np.median(grey) > 240  # a white page, not a blank dark one
+
+
+def test_tooltips_name_each_class_its_bidegree_and_its_products(browser, tmp_path):
+    chart = reference_chart()
+    page = Page(browser, chart, tmp_path)
+    for (n, s, i), xy in page.dots().items():
+        lines = page.tooltip(*xy)
+        assert lines[:2] == [f"x_({n}, {s}, {i})", f"stem {n}, s = {s}, t = {n + s}"]
+        assert set(lines[2:]) == expected_lines(chart, (n, s, i)) and len(lines[2:]) == len(set(lines[2:]))
+    assert "h1 · x_(0, 0, 0) = x_(1, 1, 0)" in page.tooltip(*page.dots()[(1, 1, 0)])
+    assert page.tooltip(chart_frame(chart).x(5), chart_frame(chart).y(5)) == []  # an empty cell
+    page.assert_clean()
+
+
+def segment_distance(p, a, b) -> float:
+    (px, py), (ax, ay), (bx, by) = p, a, b
+    dx, dy = bx - ax, by - ay
+    t = max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)))
+    return math.hypot(px - ax - t * dx, py - ay - t * dy)
+
+
+def test_toggling_h1_hides_exactly_the_h1_lines(browser, tmp_path):
+    chart = reference_chart()
+    page = Page(browser, chart, tmp_path)
+    dots = page.dots()
+    segments = [(p.op, page.on_canvas(*dots[p.source]), page.on_canvas(*dots[p.target])) for p in chart.products]
+    dot_px = [page.on_canvas(*xy) for xy in dots.values()]
+    probes: dict[str, list] = {}
+    for op, a, b in segments:  # each line's midpoint, where no other line and no dot is near
+        mid = ((a[0] + b[0]) / 2, (a[1] + b[1]) / 2)
+        if all(segment_distance(mid, c, d) > 4 for o, c, d in segments if (o, c, d) != (op, a, b)) and \
+                all(math.dist(mid, d) > 8 for d in dot_px):
+            probes.setdefault(op, []).append(mid)
+    assert set(probes) == {"h0", "h1", "h2", "h3"} and len(probes["h1"]) >= 5
+    drawn = browser.evaluate("nassauChart.stats.drawnLines")
+    assert drawn == {op: sum(p.op == op for p in chart.products) for op in ("h0", "h1", "h2", "h3")}
+    for op, points in probes.items():
+        assert all(g < DARK for g in page.greys(points)), op
+    page.click("input[data-op='h1']")
+    for op, points in probes.items():
+        greys = page.greys(points)
+        assert all(g > LIGHT for g in greys) if op == "h1" else all(g < DARK for g in greys), op
+    assert browser.evaluate("nassauChart.stats.drawnLines") == {op: k for op, k in drawn.items() if op != "h1"}
+    page.click("input[data-op='h1']")
+    assert all(g < DARK for g in page.greys(probes["h1"]))
+    page.assert_clean()
+
+
+def test_zoom_and_pan_move_the_axes_with_the_chart(browser, tmp_path):
+    chart = reference_chart()
+    page = Page(browser, chart, tmp_path)
+    frame = chart_frame(chart)
+
+    def check_axes() -> list[int]:
+        stems = page.axis("x")
+        for n, x in stems:
+            assert abs(x - page.on_canvas(frame.x(n), 0)[0]) < 1.5, (n, x)
+        for s, y in page.axis("y"):
+            assert abs(y - page.on_canvas(0, frame.y(s))[1]) < 1.5, (s, y)
+        return [n for n, _ in stems]
+
+    before = check_axes()
+    assert before[0] == 0 and before[-1] == 20
+    assert browser.evaluate("nassauChart.visibleStems()") == [0, 20]
+    browser.mouse("mouseWheel", *page.on_page(frame.x(10), frame.y(4)), deltaX=0, deltaY=-800)
+    page.settle()
+    zoomed = check_axes()
+    low, high = browser.evaluate("nassauChart.visibleStems()")
+    assert 0 < low <= 10 <= high < 20 and zoomed[0] >= low and zoomed[-1] <= high
+    assert zoomed[1] - zoomed[0] <= before[1] - before[0]  # labels at least as dense
+    start = page.on_page(frame.x(10), frame.y(4))
+    browser.mouse("mousePressed", *start, button="left", clickCount=1)
+    browser.mouse("mouseMoved", start[0] + 300, start[1], button="left", buttons=1)
+    browser.mouse("mouseReleased", start[0] + 300, start[1], button="left", clickCount=1)
+    page.settle()
+    panned = browser.evaluate("nassauChart.visibleStems()")
+    assert panned[0] < low and panned[1] < high  # dragging right brings lower stems into view
+    check_axes()
+    page.click("#zoom-fit")
+    assert check_axes() == before
+    page.assert_clean()
+
+
+def test_d2_lines_and_the_e3_page_appear_when_d2_is_known(browser, tmp_path):
+    chart = d2_chart()
+    page = Page(browser, chart, tmp_path)
+    assert browser.evaluate("[...document.querySelectorAll('#pages input')].map(e => e.value)") == ["E2", "E3"]
+    assert browser.evaluate("[...document.querySelectorAll('#toggles input')].map(e => e.dataset.op)") == [
+        "h0", "h1", "d2"]
+    assert browser.evaluate("nassauChart.stats.drawnLines.d2") == 3
+    dots = page.dots()
+    d2_mid = [(a + b) / 2 for a, b in zip(dots[(5, 0, 0)], dots[(4, 2, 1)])]
+    assert page.greys([page.on_canvas(*d2_mid)])[0] < DARK
+    assert "d2 x_(5, 1, 0) = x_(4, 3, 0) + x_(4, 3, 1)" in page.tooltip(*dots[(4, 3, 1)])
+    page.click("input[data-op='d2']")
+    assert page.greys([page.on_canvas(*d2_mid)])[0] > LIGHT
+    page.click("input[value='E3']")
+    assert browser.evaluate("nassauChart.page()") == "E3"
+    frame = chart_frame(chart)
+    gone = [(5, 0), (5, 1)]  # sources of d2; (4, 2) and (4, 3) keep one class each
+    assert all(g > LIGHT for g in page.greys([page.on_canvas(frame.x(n), frame.y(s)) for n, s in gone], reach=3))
+    one = lambda n, s: (frame.x(n), frame.y(s))  # noqa: E731  (a lone class sits at the cell's centre)
+    assert all(g < DARK for g in page.greys([page.on_canvas(*one(n, s)) for n, s in [(0, 0), (4, 2), (4, 3)]]))
+    assert page.tooltip(*one(4, 2))[:2] == ["x_(4, 2, 0)", "stem 4, s = 2, t = 6 (E3)"]
+    assert page.tooltip(*one(4, 3))[0] == "x_(4, 3, 0)"
+    assert browser.evaluate("nassauChart.stats.drawnLines") == {"h0": 2, "h1": 1}
+    page.assert_clean()
+
+
+def test_without_d2_there_is_no_page_switch_and_no_d2_toggle(browser, tmp_path):
+    Page(browser, reference_chart(), tmp_path)
+    assert browser.evaluate("document.querySelectorAll('#pages input').length") == 0
+    assert browser.evaluate("[...document.querySelectorAll('#toggles input')].map(e => e.dataset.op)") == [
+        "h0", "h1", "h2", "h3"]
+
+
+def test_the_request_log_sees_a_page_that_reaches_out(browser, tmp_path):
+    """The check behind assert_clean has teeth: a page asking for a remote image is caught, and it fails offline."""
+    path = tmp_path / "leak.html"
+    path.write_text('<!DOCTYPE html><link rel="icon" href="data:,"><img src="http://example.com/x.png">')
+    since = len(browser.events)
+    browser.open(path.as_uri())
+    assert "http://example.com/x.png" in browser.requests(since)
