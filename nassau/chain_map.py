@@ -93,6 +93,28 @@ class ChainMap:
         """The lowest degree of row s (generators of F_s start at min_degree + s)."""
         return self.source.min_degree + s
 
+    # -- where inputs go (a subclass with another degree map overrides these three) -------------------------
+    def out_degree(self, t: int) -> int | None:
+        """The internal degree of G that generators of degree t go to (None: they go to 0 whatever they are)."""
+        return t - self.t_shift
+
+    def job_of(self, s: int, t: int) -> Bidegree:
+        """The output bidegree (s', t') of G whose preimage call serves input (s, t)."""
+        return s - self.s_shift, t - self.t_shift
+
+    def depends_on(self, gs: int, tt: int) -> list[Bidegree]:
+        """The jobs that must finish before job (s', t'): the one before in its row (this row's previous
+        generators) and the one that lifts row s - 1 through the degree below."""
+        return [(gs, tt - 1), (gs - 1, tt - 1)]
+
+    def first_live_degree(self, s: int) -> int:
+        """Below this degree row s maps into zero modules of G, so its images are zero without any work."""
+        return self.t_shift + self.target.min_degree + s - self.s_shift
+
+    def _goes_to_zero(self, s: int, t: int) -> bool:
+        tt = self.out_degree(t)
+        return tt is None or tt < self.target.min_degree + s - self.s_shift
+
     def is_lifted(self, s: int, t: int) -> bool:
         return s >= self.s_shift and self.lifted.get(s, self.bottom(s) - 1) >= t
 
@@ -102,9 +124,11 @@ class ChainMap:
         if not self.is_lifted(s, t):
             raise LiftError(f"{self.name or 'the map'} is not lifted at (n={t - s}, s={s})")
         fs, fm = self.source.free(s), self.free_map(s)
-        g_s, tt = s - self.s_shift, t - self.t_shift
-        gs = self.target.free(g_s)
+        g_s, tt = s - self.s_shift, self.out_degree(t)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        if tt is None:
+            return np.zeros((0, last - first), dtype=np.uint8)
+        gs = self.target.free(g_s)
         g_first, g_last = gs.gens_below(tt), gs.gens_below(tt + 1)
         out = np.zeros((g_last - g_first, last - first), dtype=np.uint8)
         for i in range(first, last):
@@ -118,8 +142,7 @@ class ChainMap:
     # -- one input bidegree ---------------------------------------------------------------------------
     def _output_exists(self, s: int, t: int) -> bool:
         """Whether G_{s'}(t') is known (resolved there, or zero because t' is below the row's bottom)."""
-        g_s, tt = s - self.s_shift, t - self.t_shift
-        return tt < self.target.min_degree + g_s or self.target.is_done(g_s, tt)
+        return self._goes_to_zero(s, t) or self.target.is_done(s - self.s_shift, self.out_degree(t))
 
     def ready(self, s: int, t: int) -> bool:
         """Whether (s, t) is next in its row, its inputs exist and the row below is lifted far enough."""
@@ -136,7 +159,7 @@ class ChainMap:
         f_{s-1}(d x), packed over the preimage target."""
         fs = self.source.free(s)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
-        g_s, tt = s - self.s_shift, t - self.t_shift
+        g_s, tt = s - self.s_shift, self.out_degree(t)
         if g_s == 0:
             rows = self.initial(t)
             return from_bool(rows.astype(bool).reshape(last - first, self.target.module.dimension(tt)))
@@ -153,13 +176,17 @@ class ChainMap:
         need no preimage, and a map lifted from a class high up starts far above F's bottom."""
         for s in range(self.s_shift, self.region.max_s + 1):
             start = self.lifted.get(s, self.bottom(s) - 1) + 1
-            last = min(self.t_shift + self.target.min_degree + s - self.s_shift - 1, self.region.row_end(s))
+            last = min(self.first_live_degree(s) - 1, self.region.row_end(s))
             if last < start or not self.source.is_done(s, last):
                 continue
-            fs = self.source.free(s)
-            count = fs.gens_below(last + 1) - fs.gens_below(start)
-            self.free_map(s).add_outputs(start, np.zeros((count, 0), dtype=np.uint64), 0)
-            self.lifted[s] = last
+            self.record_zeros(s, start, last)
+
+    def record_zeros(self, s: int, start: int, last: int) -> None:
+        """Zero images for every generator of F_s in degrees start..last."""
+        fs = self.source.free(s)
+        count = fs.gens_below(last + 1) - fs.gens_below(start)
+        self.free_map(s).add_outputs(start, np.zeros((count, 0), dtype=np.uint64), 0)
+        self.lifted[s] = last
 
     def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
         self.free_map(s).add_outputs(t, images, ngens)
@@ -190,33 +217,35 @@ def lift(maps: list[ChainMap], preimages: dict[int, Preimages] | None = None, th
 
 
 def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> None:
-    target = maps[0].target
-    wanted: dict[Bidegree, list[ChainMap]] = defaultdict(list)
+    wanted: dict[Bidegree, list[tuple[ChainMap, int, int]]] = defaultdict(list)
     for m in maps:
         m.skip_empty_targets()
         reg = m.region
         for s in range(m.s_shift, reg.max_s + 1):
             for t in range(max(m.bottom(s), m.lifted.get(s, m.bottom(s) - 1) + 1), reg.row_end(s) + 1):
-                wanted[(s - m.s_shift, t - m.t_shift)].append(m)
+                wanted[m.job_of(s, t)].append((m, s, t))
+
+    kinds = {type(m): m for m in maps}.values()
 
     def deps(s: int, t: int) -> list[Bidegree]:
-        return [(s, t - 1), (s - 1, t - 1)]
+        return sorted({d for m in kinds for d in m.depends_on(s, t)})
 
     def work(gs: int, tt: int) -> None:
-        batch = [m for m in wanted[(gs, tt)] if m.ready(gs + m.s_shift, tt + m.t_shift)]
-        if not batch:
+        live = []
+        for m, s, t in wanted[(gs, tt)]:  # per map in increasing t: a zero input first records what a later one needs
+            if not m.ready(s, t):
+                continue
+            count = m.source.new_gens[(s, t)]
+            if count and not m._goes_to_zero(s, t):
+                live.append((m, s, t, count))
+            else:
+                m.record(s, t, np.zeros((count, 0), dtype=np.uint64), 0)
+        if not live:
             return
-        inputs = [(m, gs + m.s_shift, tt + m.t_shift) for m in batch]
-        live = [(m, s, t) for m, s, t in inputs if m.source.new_gens[(s, t)]]
-        if not live or tt < target.min_degree + gs:  # nothing to send, or G_{s'}(t') = 0
-            for m, s, t in inputs:
-                m.record(s, t, np.zeros((m.source.new_gens[(s, t)], 0), dtype=np.uint64), 0)
-            return
-        images = preimages(gs, tt, np.concatenate([m.cycles(s, t, preimages) for m, s, t in live]))
+        images = preimages(gs, tt, np.concatenate([m.cycles(s, t, preimages) for m, s, t, _ in live]))
         ngens = preimages.source_ngens(gs, tt)
         start = 0
-        for m, s, t in inputs:
-            count = m.source.new_gens[(s, t)]
+        for m, s, t, count in live:
             m.record(s, t, images[start:start + count], ngens)
             start += count
 

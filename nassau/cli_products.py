@@ -29,9 +29,10 @@ from nassau.progress import Reporter
 from nassau.quasi_inverses import LiftError, Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
+from nassau.sq0 import sq0_rows
 from nassau.store import SaveDir
 
-COMMANDS = ("product", "map", "massey")
+COMMANDS = ("product", "map", "massey", "sq0")
 #: What these commands raise for bad input; the CLI prints it as one line with status 2.
 ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
 
@@ -72,6 +73,13 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
     q.add_argument("--json", metavar="FILE", help="also write the brackets as JSON (see README)")
 
 
+    z = sub.add_parser("sq0", help="the algebraic Steenrod operation Sq^0 on every class of Ext(S_2)",
+                       description="Resolve S_2 and print Sq^0 x_(n, s, i) = [v] (Sq^0: Ext^{s,t} -> Ext^{s,2t}) for "
+                                   "every generator whose image lies in the region (the reference's sq0 lines).")
+    computation_args(z)
+    z.add_argument("--json", metavar="FILE", help="also write the values as JSON (see README)")
+
+
 def run(args: argparse.Namespace) -> int:
     from nassau import cli as base  # the CLI's shared checks (imported here: nassau.cli imports this module)
 
@@ -80,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     base._check_output(args.json)
     base._check_gpu()
     try:
-        result = {"product": _product, "map": _map, "massey": _massey}[args.command](args, base)
+        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0}[args.command](args, base)
     except ERRORS as exc:
         raise base.UserError(str(exc)) from None
     if args.json:
@@ -245,6 +253,20 @@ def _massey(args: argparse.Namespace, base) -> dict[str, Any]:
             "a": _class_json(a), "b": _class_json(b), "shift": [sn, ss],
             "brackets": [{"x": _class_json(x.c), "bidegree": [x.c.n + sn, x.c.s + ss], "offset": list(x.offset),
                           "indeterminacy": [list(r) for r in x.indeterminacy]} for x in brackets]}
+
+
+# -- Sq^0 --------------------------------------------------------------------------------------------------------
+def _sq0(args: argparse.Namespace, base) -> dict[str, Any]:
+    mod = _resolve_named(args.module, args, base, args.save_dir)
+    if not is_unit_module(mod.module):
+        raise base.UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
+    reporter = Reporter(0, "sq0", args.quiet)
+    rows = sq0_rows(mod.res, mod.region, mod.preimages(), args.threads)
+    _stdout_lines(lines("Sq^0", rows), base)
+    reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {base._span(mod.region)}")
+    return {"command": "sq0", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+            "rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
+                      "vector": list(r.vector)} for r in rows]}
 
 
 # -- map --------------------------------------------------------------------------------------------------------

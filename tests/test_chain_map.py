@@ -43,8 +43,9 @@ def times(f: ChainMap, x: ExtClass) -> np.ndarray:
 
 
 def random_class(res, region, rng, max_stem=None, nonzero=True) -> ExtClass:
+    """A nonzero class at a random bidegree at most max_stem, below the top two rows (so its lift has rows)."""
     found = sorted((t - s, s) for (s, t), k in res.dims().items() if k and region.contains(s, t)
-                   and (max_stem is None or t - s <= max_stem))
+                   and (max_stem is None or t - s <= max_stem) and s < region.max_s - 1)
     n, s = found[rng.integers(len(found))]
     dim = res.new_gens[(s, n + s)]
     v = rng.integers(0, 2, dim)
