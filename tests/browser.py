@@ -56,7 +56,7 @@ class Chromium:
                 "--force-device-scale-factor=1", f"--window-size={width},{height}", f"--user-data-dir={profile}",
                 *NO_NETWORK, "about:blank"]
         quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
-        self.pid = os.posix_spawn(path, args, os.environ, file_actions=[
+        self.pid = os.posix_spawn(path, args, os.environ, setpgroup=0, file_actions=[
             *quiet, (os.POSIX_SPAWN_DUP2, child_r, 3), (os.POSIX_SPAWN_DUP2, child_w, 4)])
         for fd in (to_browser_r, from_browser_w, child_r, child_w):
             os.close(fd)
@@ -76,19 +76,27 @@ class Chromium:
         self.close()
 
     def close(self) -> None:
+        """Ask the browser to quit, wait for it, then end what is left of its process group (renderers)."""
+        try:
+            self.call("Browser.close", session=None)
+        except (BrowserError, OSError):
+            pass
         for fd in (self._to_browser, self._from_browser):
             try:
                 os.close(fd)
             except OSError:
                 pass
-        os.kill(self.pid, signal.SIGTERM)
         deadline = time.monotonic() + 10
-        while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
-            if time.monotonic() > deadline:
-                os.kill(self.pid, signal.SIGKILL)
-                os.waitpid(self.pid, 0)
-                return
+        while os.waitpid(self.pid, os.WNOHANG) == (0, 0) and time.monotonic() < deadline:
             time.sleep(0.05)
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
 
     # -- the protocol ---------------------------------------------------------------------------------------
     def call(self, method: str, session: str | None | bool = True, **params: Any) -> dict[str, Any]:
