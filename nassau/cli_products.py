@@ -31,8 +31,9 @@ from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.sq0 import sq0_rows
 from nassau.store import SaveDir
+from nassau.yoneda import Yoneda, yoneda_lines
 
-COMMANDS = ("product", "map", "massey", "sq0")
+COMMANDS = ("product", "map", "massey", "sq0", "yoneda")
 #: What these commands raise for bad input; the CLI prints it as one line with status 2.
 ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
 
@@ -80,6 +81,26 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
     z.add_argument("--json", metavar="FILE", help="also write the values as JSON (see README)")
 
 
+    y = sub.add_parser("yoneda", help="a Yoneda representative of a class: its modules' dimensions",
+                       description="Resolve MODULE through the class's stem and filtration and build a finite complex "
+                                   "of finite modules Y_0 <- ... <- Y_s representing the class n,s,[v]; print "
+                                   "`Dimension of {s}th module is {D}` for each (the reference's yoneda lines). The "
+                                   "representative depends on the resolution's differentials: the default standard "
+                                   "algorithm's are the reference's.")
+    _class_args(y, "standard")
+    y.add_argument("--json", metavar="FILE", help="also write the dimensions as JSON (see README)")
+
+
+def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
+    """MODULE --class n,s,[v]: the module is resolved as far as the class needs, no region."""
+    p.add_argument("module", metavar="MODULE", help="S_2, C2, ... (as for resolve)")
+    p.add_argument("--class", dest="cls", required=True, metavar="n,s,[v]", help="the class, e.g. 20,4,[1] (g)")
+    p.add_argument("--algorithm", choices=("standard", "nassau"), default=algorithm,
+                   help=f"how to resolve (default {algorithm})")
+    p.add_argument("--threads", type=int, default=1, metavar="K", help="worker threads for resolving")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+
+
 def run(args: argparse.Namespace) -> int:
     from nassau import cli as base  # the CLI's shared checks (imported here: nassau.cli imports this module)
 
@@ -88,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     base._check_output(args.json)
     base._check_gpu()
     try:
-        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0}[args.command](args, base)
+        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0,
+                  "yoneda": _yoneda}[args.command](args, base)
     except ERRORS as exc:
         raise base.UserError(str(exc)) from None
     if args.json:
@@ -267,6 +289,36 @@ def _sq0(args: argparse.Namespace, base) -> dict[str, Any]:
     return {"command": "sq0", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
             "rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
                       "vector": list(r.vector)} for r in rows]}
+
+
+# -- Yoneda ------------------------------------------------------------------------------------------------------
+def _resolve_for_class(args: argparse.Namespace, base, stem_of, s_of) -> tuple[_Resolved, ExtClass]:
+    """Resolve MODULE through the region the class needs (given as functions of the class) and check the class."""
+    x = parse_class(args.cls)
+    spec = read_spec(args.module)
+    module = module_from_spec(spec)
+    if x.s < 0 or x.n < module.min_degree:
+        raise ClassError(f"the class ({x}) lies below {spec.display}'s bottom")
+    try:
+        region = Region(max_s=s_of(x), min_degree=module.min_degree, max_stem=stem_of(x))
+    except ValueError as exc:
+        raise base.UserError(str(exc)) from None
+    mod = _resolve(module, region, args.algorithm, args, base, spec=spec, label=spec.display)
+    x.check_in(mod.res, "the class")
+    return mod, x
+
+
+def _yoneda(args: argparse.Namespace, base) -> dict[str, Any]:
+    mod, x = _resolve_for_class(args, base, lambda c: c.n, lambda c: c.s)
+    if not x.array.any():
+        raise ClassError("the class is zero; a Yoneda representative needs a nonzero class")
+    reporter = Reporter(0, "yoneda", args.quiet)
+    y = Yoneda(mod.res, x)
+    _stdout_lines(yoneda_lines(y), base)
+    reporter.finish(f"{mod.label}: Yoneda representative of {x}")
+    return {"command": "yoneda", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
+            "truncation": [y.truncation[s] for s in range(x.s + 1)],
+            "dimensions": [y.dimension(s) for s in range(x.s + 1)]}
 
 
 # -- map --------------------------------------------------------------------------------------------------------
