@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from charts.html import to_html
+from charts.html import notebook_html, to_html
 from charts.model import Chart, Differential, Product, rows_through_stem
 from charts.svg import chart_frame, parse_svg
 from tests.browser import Chromium, browser_path, no_browser_reason
@@ -291,3 +291,17 @@ def test_the_request_log_sees_a_page_that_reaches_out(browser, tmp_path):
     since = len(browser.events)
     browser.open(path.as_uri())
     assert "http://example.com/x.png" in browser.requests(since)
+
+
+def test_the_notebook_frame_runs_the_page(browser, tmp_path):
+    """_repr_html_'s iframe (srcdoc, scripts sandboxed): the escaped page parses, runs and draws its dots."""
+    path = tmp_path / "cell.html"
+    path.write_text('<!DOCTYPE html><link rel="icon" href="data:,"><body style="margin: 0">'
+                    + notebook_html(reference_chart()) + "</body>", encoding="utf-8")
+    since = len(browser.events)
+    browser.open(path.as_uri())
+    browser.evaluate("new Promise(r => setTimeout(r, 300))")
+    grey = decode_png(browser.screenshot(0, 0, WIDTH, 520))[:, :, :3].mean(axis=2)
+    plot = grey[60:490, 50:WIDTH - 10]  # below the header's text, right of the axis labels: only the canvas
+    assert (plot < 60).sum() > 60 * 4  # at least the 60 dots (a blank or broken frame has none)
+    assert browser.errors(since) == []
