@@ -30,10 +30,11 @@ from nassau.quasi_inverses import LiftError, Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.sq0 import sq0_rows
+from nassau.steenrod import squares, steenrod_lines
 from nassau.store import SaveDir
 from nassau.yoneda import Yoneda, yoneda_lines
 
-COMMANDS = ("product", "map", "massey", "sq0", "yoneda")
+COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
 #: What these commands raise for bad input; the CLI prints it as one line with status 2.
 ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
 
@@ -89,6 +90,12 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
                                    "algorithm's are the reference's.")
     _class_args(y, "standard")
     y.add_argument("--json", metavar="FILE", help="also write the dimensions as JSON (see README)")
+    q2 = sub.add_parser("steenrod", help="the algebraic Steenrod squares Sq^j of a class of Ext(S_2)",
+                        description="Resolve S_2 over the rectangle through (2s, 2t), build the class's Yoneda "
+                                    "representative Y and lift into Y (x) Y: print its dimensions and Sq^j x for "
+                                    "j = s, ..., 0 (Sq^s x = x^2), as the reference's steenrod does.")
+    _class_args(q2, "standard")
+    q2.add_argument("--json", metavar="FILE", help="also write the squares as JSON (see README)")
 
 
 def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
@@ -109,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
     base._check_output(args.json)
     base._check_gpu()
     try:
-        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0,
-                  "yoneda": _yoneda}[args.command](args, base)
+        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
+                  "steenrod": _steenrod}[args.command](args, base)
     except ERRORS as exc:
         raise base.UserError(str(exc)) from None
     if args.json:
@@ -292,15 +299,17 @@ def _sq0(args: argparse.Namespace, base) -> dict[str, Any]:
 
 
 # -- Yoneda ------------------------------------------------------------------------------------------------------
-def _resolve_for_class(args: argparse.Namespace, base, stem_of, s_of) -> tuple[_Resolved, ExtClass]:
-    """Resolve MODULE through the region the class needs (given as functions of the class) and check the class."""
+def _resolve_for_class(args: argparse.Namespace, base, region_of) -> tuple[_Resolved, ExtClass]:
+    """Resolve MODULE through the region the class needs (region_of(class) -> Region keywords), check the class."""
     x = parse_class(args.cls)
     spec = read_spec(args.module)
     module = module_from_spec(spec)
-    if x.s < 0 or x.n < module.min_degree:
+    if x.n < module.min_degree:
         raise ClassError(f"the class ({x}) lies below {spec.display}'s bottom")
+    if not x.array.any():
+        raise ClassError("the class is zero; give a nonzero class")
     try:
-        region = Region(max_s=s_of(x), min_degree=module.min_degree, max_stem=stem_of(x))
+        region = Region(min_degree=module.min_degree, **region_of(x))
     except ValueError as exc:
         raise base.UserError(str(exc)) from None
     mod = _resolve(module, region, args.algorithm, args, base, spec=spec, label=spec.display)
@@ -309,9 +318,7 @@ def _resolve_for_class(args: argparse.Namespace, base, stem_of, s_of) -> tuple[_
 
 
 def _yoneda(args: argparse.Namespace, base) -> dict[str, Any]:
-    mod, x = _resolve_for_class(args, base, lambda c: c.n, lambda c: c.s)
-    if not x.array.any():
-        raise ClassError("the class is zero; a Yoneda representative needs a nonzero class")
+    mod, x = _resolve_for_class(args, base, lambda c: {"max_s": c.s, "max_stem": c.n})
     reporter = Reporter(0, "yoneda", args.quiet)
     y = Yoneda(mod.res, x)
     _stdout_lines(yoneda_lines(y), base)
@@ -319,6 +326,20 @@ def _yoneda(args: argparse.Namespace, base) -> dict[str, Any]:
     return {"command": "yoneda", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
             "truncation": [y.truncation[s] for s in range(x.s + 1)],
             "dimensions": [y.dimension(s) for s in range(x.s + 1)]}
+
+
+# -- Steenrod squares ---------------------------------------------------------------------------------------------
+def _steenrod(args: argparse.Namespace, base) -> dict[str, Any]:
+    if not is_unit_module(load_module(args.module)):
+        raise base.UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
+    mod, x = _resolve_for_class(args, base, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})
+    reporter = Reporter(0, "steenrod", args.quiet)
+    y, values = squares(mod.res, x)
+    _stdout_lines(steenrod_lines(x, y, values), base)
+    reporter.finish(f"{mod.label}: Sq^j of {x}")
+    return {"command": "steenrod", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
+            "yoneda_dimensions": [y.dimension(s) for s in range(x.s + 1)],
+            "squares": [{"j": j, "bidegree": [2 * x.n + x.s - j, x.s + j], "vector": list(v)} for j, v in values]}
 
 
 # -- map --------------------------------------------------------------------------------------------------------
