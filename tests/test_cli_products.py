@@ -103,3 +103,12 @@ def test_chart_from_a_save_dir_takes_products(tmp_path: Path) -> None:
 def test_bad_chart_products(ops: list[str], needle: str, tmp_path: Path) -> None:
     _one_line_error(run_cli("resolve", "S_2", "--stem", "20", "--max-s", "5", "--products", *ops, "--svg",
                             str(tmp_path / "c.svg"), "--quiet"), needle)
+
+
+def test_products_prints_every_h_i_that_fits() -> None:
+    """The reference's filtration_one prints h4, h5, ... wherever the target is computed, not only h0..h3."""
+    out = run_cli("products", "S_2", "--stem", "32", "--max-s", "2", "--quiet")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.decode().splitlines()
+    assert "h_4 x_(0, 0, 0) = [1]" in lines and "h_5 x_(0, 0, 0) = [1]" in lines
+    assert "h_4 x_(15, 1, 0) = [1]" in lines  # h4^2 != 0 at (30, 2)
