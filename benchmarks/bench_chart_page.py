@@ -10,9 +10,12 @@ stem the page is loaded --repeat times in one browser from a file:// URL:
   which covers reading the HTML, parsing the data, building the lookups and issuing every dot and line;
 - to screenshot: from the navigate command to a finished screenshot, a bound that includes the raster and the
   DevTools round trips;
-- zoom frames: 60 wheel-sized zoom steps (30 in, 30 out, by 1.08, from the whole chart), each timed from the
-  start of its animation frame through the page's redraw and a canvas readback that waits for the raster.
-Each figure is min / median / max over the loads (zoom: over all steps of all loads).
+- zoom frames: 60 wheel events (30 in, 30 out, by 1.08 each, from the whole chart), each frame timed from its
+  start through the page's drawing and a canvas readback that waits for the raster; on a chart of more than a
+  few thousand dots and lines these frames move a snapshot, and the chart is redrawn when the wheel pauses;
+- whole-chart redraw: the same timing for a full redraw of the whole chart (the `fit` button), the frame that
+  follows a pause.
+Each figure is min / median / max over the loads (frames: over all frames of all loads).
 """
 from __future__ import annotations
 
@@ -33,18 +36,24 @@ from nassau.region import Region  # noqa: E402
 from nassau.store import StoreError  # noqa: E402
 from tests.browser import Chromium, browser_path, no_browser_reason  # noqa: E402
 
-ZOOM_PROBE = """(async () => {
-  const c = document.getElementById('chart'), g = c.getContext('2d');
+PROBE = """(async () => {
+  const c = document.getElementById('chart'), g = c.getContext('2d'), box = c.getBoundingClientRect();
   const frame = () => new Promise(r => requestAnimationFrame(r));
-  const times = [];
+  const timed = async () => { const start = await frame(); g.getImageData(0, 0, 1, 1); return performance.now() - start; };
+  const wheel = (dy) => c.dispatchEvent(new WheelEvent('wheel', {deltaY: dy, bubbles: true, cancelable: true,
+    clientX: box.left + c.clientWidth / 2, clientY: box.top + c.clientHeight / 2}));
+  const zoom = [], full = [];
   await frame();
   for (let i = 0; i < 60; i++) {
-    nassauChart.zoomAt(c.clientWidth / 2, c.clientHeight / 2, i < 30 ? 1.08 : 1 / 1.08);
-    const start = await frame();  // the page's redraw runs first in this frame
-    g.getImageData(0, 0, 1, 1);
-    times.push(performance.now() - start);
+    wheel(i < 30 ? -50 : 50);  // the page's handler asks for its frame first, so it is drawn when timed() resumes
+    zoom.push(await timed());
   }
-  return times;
+  await new Promise(r => setTimeout(r, 300));
+  for (let i = 0; i < 3; i++) {
+    document.getElementById('zoom-fit').click();
+    full.push(await timed());
+  }
+  return [zoom, full];
 })()"""
 
 
@@ -80,7 +89,7 @@ def main() -> None:
     print(f"# S_2, s <= {args.max_s}, h0..h3 lines; headless Chromium {width}x{height}, software raster; "
           f"{args.repeat} loads per stem")
     print("stem classes  lines  page KiB  svg KiB |  first frame ms min/med/max | to screenshot ms min/med/max"
-          " | zoom frame ms min/med/max")
+          " |  zoom frame ms min/med/max | whole-chart redraw ms min/med/max")
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp, Chromium(Path(tmp) / "profile", width, height) as browser:
         for stem in args.stems:
             ext = nassau.Ext(full.resolution, Region(max_s=args.max_s, min_degree=0, max_stem=stem), "S_2",
@@ -88,17 +97,19 @@ def main() -> None:
             page = Path(tmp) / f"S_2-{stem}.html"
             html = ext.html()
             page.write_text(html, encoding="utf-8")
-            first, shot, zoom = [], [], []
+            first, shot, zoom, full = [], [], [], []
             for _ in range(args.repeat):
                 start = time.perf_counter()
                 browser.open(page.as_uri())
                 browser.screenshot()
                 shot.append(1000 * (time.perf_counter() - start))
                 first.append(browser.evaluate("nassauChart.stats.firstFrame"))
-                zoom += browser.evaluate(ZOOM_PROBE)
+                z, f = browser.evaluate(PROBE)
+                zoom += z
+                full += f
             print(f"{stem:4d} {len(ext.generators):7d} {len(ext.products):6d} {len(html.encode()) / 1024:9.0f} "
                   f"{len(ext.svg().encode()) / 1024:8.0f} | {spread(first):>27} | {spread(shot):>28} | "
-                  f"{spread(zoom):>25}", flush=True)
+                  f"{spread(zoom):>26} | {spread(full):>34}", flush=True)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from charts.html import notebook_html, to_html
 from charts.model import Chart, Differential, Product, rows_through_stem
 from charts.svg import chart_frame, parse_svg
 from tests.browser import Chromium, browser_path, no_browser_reason
+from tests.test_charts_svg import dense_chart
 from tests.test_charts_render import decode_png
 
 DATA = Path(__file__).parent / "data" / "sseq"
@@ -305,3 +306,30 @@ def test_the_notebook_frame_runs_the_page(browser, tmp_path):
     plot = grey[60:490, 50:WIDTH - 10]  # below the header's text, right of the axis labels: only the canvas
     assert (plot < 60).sum() > 60 * 4  # at least the 60 dots (a blank or broken frame has none)
     assert browser.errors(since) == []
+
+
+def test_a_heavy_chart_zooms_a_snapshot_then_redraws_every_dot(browser, tmp_path):
+    """Thousands of dots and lines: wheel frames move the last frame's picture (no redraw), and once the wheel
+    pauses the chart is redrawn at the new view with every visible class where it belongs."""
+    chart = dense_chart(40, 24)
+    page = Page(browser, chart, tmp_path)
+    assert browser.evaluate("nassauChart.stats.quickFrames") == 0
+    frame = chart_frame(chart)
+    browser.mouse("mouseWheel", *page.on_page(frame.x(20), frame.y(12)), deltaX=0, deltaY=-400)
+    page.settle()
+    w, h = browser.evaluate("[document.getElementById('chart').clientWidth, document.getElementById('chart').clientHeight]")
+
+    def shown() -> list[tuple[float, float]]:
+        return [p for xy in page.dots().values() if 3 < (p := page.on_canvas(*xy))[0] < w - 3 and 3 < p[1] < h - 3]
+
+    total = len(page.dots())
+    assert browser.evaluate("[nassauChart.stats.quickFrames, nassauChart.stats.drawnDots]") == [1, total]
+    assert max(page.greys(shown())) < DARK  # the moved snapshot already has the dots where the new view wants them
+    browser.evaluate("new Promise(r => setTimeout(r, 400))")
+    page.settle()
+    low, high = browser.evaluate("nassauChart.visibleStems()")
+    assert 0 < low < 20 < high < 40
+    assert 300 < len(shown()) < total / 2 and max(page.greys(shown())) < DARK
+    drawn = browser.evaluate("[nassauChart.stats.quickFrames, nassauChart.stats.drawnDots]")
+    assert drawn[0] == 1 and drawn[1] < total / 2  # redrawn, only what is in view
+    page.assert_clean()

@@ -1,7 +1,9 @@
 // The interactive Adams chart: a canvas for dots and lines, DOM axes and tooltip, toggles and a page switch.
 // Plain DOM, no library. Chart units are those of our SVG (charts/geometry.py): stem n at x = margin +
 // (n - min_n) * grid, filtration s at y = margin + (max_s - s) * grid. The view maps them to CSS pixels of the
-// canvas: screen = chart * scale + offset. One canvas redraw per animation frame keeps thousands of dots smooth.
+// canvas: screen = chart * scale + offset. One canvas redraw per animation frame keeps thousands of dots smooth;
+// on a chart too large to redraw in a frame, a pan or zoom moves a snapshot of the last frame and the chart is
+// redrawn once the gesture pauses.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("chart-data").textContent);
@@ -17,8 +19,11 @@
   const pages = data.pages.map(preparePage);
   const hidden = new Set();
   const view = { scale: 1, ox: 0, oy: 0 };
-  const stats = { firstFrame: null, lastDraw: null, drawnLines: {} };
-  let page = 0, width = 0, height = 0, scheduled = false, drag = null;
+  const HEAVY = 3000;  // dots and lines in a frame above which gestures move a snapshot instead of redrawing
+  const SETTLE_MS = 150;  // the pause after the last wheel or drag event that brings the full redraw
+  const snapshot = { canvas: document.createElement("canvas"), view: null };
+  const stats = { firstFrame: null, lastDraw: null, drawnLines: {}, drawnDots: 0, quickFrames: 0 };
+  let page = 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
 
   const chartX = (n) => F.margin + (n - F.min_n) * F.grid;
   const chartY = (s) => F.margin + (F.max_s - s) * F.grid;
@@ -78,7 +83,6 @@
     view.ox = x - (x - view.ox) * scale / view.scale;
     view.oy = y - (y - view.oy) * scale / view.scale;
     view.scale = scale;
-    schedule();
   }
 
   // The stems and filtrations whose cells the canvas shows, clipped to the chart.
@@ -93,14 +97,45 @@
 
   // -- drawing ----------------------------------------------------------------------------------------------
   function schedule() {
+    quick = false;
     if (!scheduled) {
       scheduled = true;
-      requestAnimationFrame(draw);
+      requestAnimationFrame(frame);
     }
   }
 
-  function draw() {
+  // A wheel or drag step: a full redraw if the last frame was light, else the snapshot moved, full once settled.
+  function gesture() {
+    if (!snapshot.view) {
+      schedule();
+      return;
+    }
+    clearTimeout(settle);
+    settle = setTimeout(schedule, SETTLE_MS);
+    if (!scheduled) {
+      scheduled = quick = true;
+      requestAnimationFrame(frame);
+    }
+  }
+
+  function frame() {
     scheduled = false;
+    if (quick) drawSnapshot();
+    else draw();
+  }
+
+  // The last full frame, moved and scaled from the view it was drawn at to the current one.
+  function drawSnapshot() {
+    const dpr = window.devicePixelRatio || 1, k = view.scale / snapshot.view.scale;
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.setTransform(k, 0, 0, k, dpr * (view.ox - snapshot.view.ox * k), dpr * (view.oy - snapshot.view.oy * k));
+    ctx.drawImage(snapshot.canvas, 0, 0);
+    drawAxes(visible());
+    stats.quickFrames++;
+  }
+
+  function draw() {
     const start = performance.now();
     const dpr = window.devicePixelRatio || 1;
     const P = pages[page];
@@ -116,6 +151,12 @@
     if (P.d2) drawLines(P, D2, P.d2, v, px);
     drawDots(P, v, px);
     drawAxes(v);
+    const drawn = stats.drawnDots + Object.values(stats.drawnLines).reduce((a, b) => a + b, 0);
+    snapshot.view = drawn > HEAVY ? { ...view } : null;
+    if (snapshot.view) {
+      [snapshot.canvas.width, snapshot.canvas.height] = [canvas.width, canvas.height];
+      snapshot.canvas.getContext("2d").drawImage(canvas, 0, 0);
+    }
     stats.lastDraw = performance.now() - start;
     if (stats.firstFrame === null) stats.firstFrame = performance.now();
   }
@@ -183,10 +224,12 @@
 
   function drawDots(P, v, px) {
     const c = P.classes, xyr = P.xyr;
+    stats.drawnDots = 0;
     ctx.beginPath();
     for (let k = 0; k < P.count; k++) {
       const n = c[3 * k], s = c[3 * k + 1];
       if (n < v.n0 - 1 || n > v.n1 + 1 || s < v.s0 - 1 || s > v.s1 + 1) continue;
+      stats.drawnDots++;
       const r = Math.max(xyr[3 * k + 2], 1.25 * px);
       ctx.moveTo(xyr[3 * k] + r, xyr[3 * k + 1]);
       ctx.arc(xyr[3 * k], xyr[3 * k + 1], r, 0, 2 * Math.PI);
@@ -343,8 +386,14 @@
       });
     }
     const centre = () => [width / 2, height / 2];
-    document.getElementById("zoom-in").addEventListener("click", () => zoomAt(...centre(), 1.5));
-    document.getElementById("zoom-out").addEventListener("click", () => zoomAt(...centre(), 1 / 1.5));
+    document.getElementById("zoom-in").addEventListener("click", () => {
+      zoomAt(...centre(), 1.5);
+      schedule();
+    });
+    document.getElementById("zoom-out").addEventListener("click", () => {
+      zoomAt(...centre(), 1 / 1.5);
+      schedule();
+    });
     document.getElementById("zoom-fit").addEventListener("click", () => {
       fit();
       schedule();
@@ -360,6 +409,7 @@
     event.preventDefault();
     const unit = event.deltaMode === 1 ? 0.05 : event.deltaMode === 2 ? 1 : 0.0015;
     zoomAt(...local(event), Math.exp(-event.deltaY * unit));
+    gesture();
     tooltip.hidden = true;
   }, { passive: false });
   canvas.addEventListener("pointerdown", (event) => {
@@ -376,7 +426,7 @@
     view.ox += event.clientX - drag.x;
     view.oy += event.clientY - drag.y;
     drag = { x: event.clientX, y: event.clientY };
-    schedule();
+    gesture();
   });
   const endDrag = () => {
     drag = null;
@@ -396,7 +446,6 @@
     visibleStems: () => { const v = visible(); return [v.n0, v.n1]; },
     page: () => pages[page].name,
     stats,
-    zoomAt,
   };
 
   buildControls();
