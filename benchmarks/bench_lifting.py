@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks.bench_resolve import machine  # noqa: E402
+from benchmarks.bench_resolve import machine
 
 CLASSES = {"g": (20, 4), "h0": (0, 1), "h1": (1, 1), "c0": (8, 3), "d0": (14, 4)}
 #: Compiled kernels behind each share of the time (cProfile sees each call of a numba dispatcher by its name).
@@ -103,7 +103,7 @@ def main() -> None:
                    "--classes", *args.classes, "--preimages", method, "--child"]
             env = dict(os.environ, NUMBA_NUM_THREADS="1")
 
-            def run(mode: str) -> dict:
+            def run(mode: str, cmd: list[str] = cmd, env: dict = env) -> dict:
                 return json.loads(subprocess.run([*cmd, mode], check=True, capture_output=True, env=env).stdout)
 
             run("time")  # warm-up: numba's cache, the page cache

@@ -15,7 +15,7 @@ not depend on which preimages were chosen (REFERENCE-PRODUCTS 1.5).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -48,7 +48,7 @@ class ChainMap:
     # -- construction ---------------------------------------------------------------------------------
     @classmethod
     def from_class(cls, source: Resolution, target: Resolution, n: int, s: int, vector: np.ndarray,
-                   region: Region, name: str = "") -> "ChainMap":
+                   region: Region, name: str = "") -> ChainMap:
         """The cocycle F_s -> Sigma^t N sending x_(n,s,i) to vector[i] times N's bottom class (N is the unit)."""
         t = n + s
         vector = np.asarray(vector, dtype=np.uint8)
@@ -68,7 +68,7 @@ class ChainMap:
 
     @classmethod
     def from_module_map(cls, source: Resolution, target: Resolution, degree: int,
-                        matrix: Callable[[int], np.ndarray], region: Region, name: str = "") -> "ChainMap":
+                        matrix: Callable[[int], np.ndarray], region: Region, name: str = "") -> ChainMap:
         """Lift phi: M -> N raising degrees by `degree`, given as matrix(t) (dim M_t x dim N_{t+degree}, uint8):
         f_0(x) = preimage of phi(epsilon x) (REFERENCE-PRODUCTS 1.8)."""
         f0 = source.free(0)

@@ -9,8 +9,9 @@ user error of nassau.cli, which registers these commands.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from algebra.module import Module
 from algebra.module_json import read_spec
@@ -20,8 +21,15 @@ from charts.json_export import dumps
 from nassau.chain_map import ChainMap, lift
 from nassau.engine import CHANGE_OF_RINGS, choose_algorithm, resolve
 from nassau.ext_algebra import ExtAlgebra, is_unit_module, unit_module
-from nassau.ext_class import (ClassError, ExtClass, known_bidegree, parse_class, parse_named_class, parse_operation,
-                              sphere_class)
+from nassau.ext_class import (
+    ClassError,
+    ExtClass,
+    known_bidegree,
+    parse_class,
+    parse_named_class,
+    parse_operation,
+    sphere_class,
+)
 from nassau.massey import MasseyError, massey_products, shift_of
 from nassau.module_map import ModuleMapError, parse_module_map
 from nassau.product_lines import Row, lines, map_rows, product_rows, shifted_region
@@ -109,7 +117,8 @@ def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from nassau import cli as base  # the CLI's shared checks (imported here: nassau.cli imports this module)
+    # The CLI's shared checks, imported here because nassau.cli imports this module.
+    from nassau import cli as base
 
     if args.threads < 1:
         raise base.UserError(f"--threads must be at least 1 (got {args.threads})")

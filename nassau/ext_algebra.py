@@ -9,8 +9,8 @@ lifted together, so they share the quasi-inverses of U.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 import numpy as np
 
@@ -83,7 +83,7 @@ class ExtAlgebra:
         return out
 
     @property
-    def unit_algebra(self) -> "ExtAlgebra":
+    def unit_algebra(self) -> ExtAlgebra:
         """Ext(k) over itself, on the unit's resolution (this algebra when M is k)."""
         if self.is_unit:
             return self

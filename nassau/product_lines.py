@@ -2,7 +2,8 @@
 `NAME x_(n, s, j) = [v]` (REFERENCE-PRODUCTS 2.2-2.4)."""
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from collections.abc import Iterable
+from typing import NamedTuple
 
 import numpy as np
 

@@ -224,7 +224,7 @@ def _rate(word: int) -> int:
     """sum over k of popcount(r_k) 2^(k-1): the reference's cost of a Milnor basis element."""
     from algebra.ppart import unpack
 
-    return sum(bin(r).count("1") << k for k, r in enumerate(unpack(word)))
+    return sum(r.bit_count() << k for k, r in enumerate(unpack(word)))
 
 
 def _greedy_pivots(rows: np.ndarray, order: list[int]) -> set[int]:

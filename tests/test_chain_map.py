@@ -91,7 +91,7 @@ def test_lift_equals_the_slow_twin_bit_for_bit(rng) -> None:
         slow = naive_lift(f)
         assert any(w.any() for w in slow.values()), "the twin compared nothing"
         for (s, g), want in slow.items():
-            vec, ngens = f.free_map(s).output(g)
+            vec, _ = f.free_map(s).output(g)
             got = to_bool(vec[None, :], len(want))[0] if len(want) else np.zeros(0, dtype=bool)
             assert np.array_equal(got, want), f"class {x}: image of generator {g} of F_{s} differs"
 
@@ -126,7 +126,7 @@ def assert_chain_map(f: ChainMap) -> int:
                 continue
             below = f.target.free(gs - 1).gens_below(tt)
             for g in range(first, last):
-                img, ngens = f.free_map(s).output(g)
+                img, _ = f.free_map(s).output(g)
                 left = f.target.differential(gs).apply(tt, img[None, :], below)
                 dx, _ = f.source.differential(s).output(g)
                 right = f.free_map(s - 1).apply(t, dx[None, :], below)

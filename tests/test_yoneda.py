@@ -70,8 +70,8 @@ def test_the_representative_is_a_resolution_of_the_class(n: int, s: int, algorit
             images = res.differential(q).apply(t, rel.basis, y.ngens(q - 1, t))
             assert y.relations[(q - 1, t)].contains_rows(images).all(), (q, t)
     # Exact, with H_0 = M = F2 in degree 0, and Y_s the class alone at the top.
-    for t in range(0, n + s + 1):
-        for q in range(0, s + 1):
+    for t in range(n + s + 1):
+        for q in range(s + 1):
             dim = len(y.surviving(q, t))
             out = rank(induced(y, q, t)) if q > 0 else 0
             into = rank(induced(y, q + 1, t)) if q < s else 0
