@@ -1,10 +1,11 @@
-"""Finite-dimensional modules over A (or a profile subalgebra) from sseq's JSON format.
+"""Finite-dimensional modules over A_p (or a profile subalgebra) from sseq's JSON format, at any prime.
 
-A file gives the action of algebra generators only (Sq^(2^k)). The action of every Milnor basis
-element is derived degree by degree: the products g * b (g a generator, b a basis element of lower
-degree) span the algebra in degree e, so P(R) = sum of some of them and P(R) x = sum g (b x). Any linear
-relation among those products must act as zero; checking all of them is checking that the data
-define a module (the Adem relations), and a failure names the relation and the element.
+A file gives the action of algebra generators only (Sq^(2^k) at p = 2; beta and P^(p^k) at odd p). The
+action of every Milnor basis element is derived degree by degree: the products g * b (g a generator, b a
+basis element of lower degree) span the algebra in degree e, so each basis element is a combination of them
+and acts by the same combination of g (b x). Any linear relation among those products must act as zero;
+checking all of them is checking that the data define a module (the Adem relations), and a failure names
+the relation and the element. Tables hold entries mod p.
 """
 from __future__ import annotations
 
@@ -12,20 +13,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from algebra.milnor_basis import MilnorBasis, format_sq, parse_element
+from algebra.milnor_basis import MilnorBasis, format_sq
+from algebra.milnor_odd import OddMilnorBasis
 from algebra.module import act, identity_table
 from algebra.module_json import ModuleError, ModuleSpec
-from algebra.ppart import degree
-from algebra.products import multiply_one
+from algebra.products import multiply
 from algebra.profile import Profile
 
 @dataclass
 class FDModule:
     name: str
     profile: Profile
-    algebra: MilnorBasis
+    algebra: MilnorBasis | OddMilnorBasis
     names: dict[int, list[str]]
-    #: (op degree, input degree) -> uint8 array (dim B_op, dim M_in, dim M_out).
+    #: (op degree, input degree) -> uint8 array (dim B_op, dim M_in, dim M_out), entries mod p.
     actions: dict[tuple[int, int], np.ndarray] = field(default_factory=dict)
     cofiber: dict | None = None
     source: str = ""
@@ -63,13 +64,15 @@ class FDModule:
         return table[op_index]
 
     def act(self, r: tuple[int, ...], in_deg: int, vector: np.ndarray) -> np.ndarray:
-        """P(R) applied to a 0/1 vector in degree in_deg."""
+        """An algebra basis element applied to a vector (entries mod p) in degree in_deg."""
         return act(self, r, in_deg, vector)
 
 
 def fd_module(spec: ModuleSpec, profile: Profile, shift: int) -> FDModule:
     """A "finite dimensional module" file (the loader has checked p, type and profile)."""
     data, where = spec.data, str(spec.path)
+    p = data["p"]
+    algebra = MilnorBasis(profile) if p == 2 else OddMilnorBasis(p, profile)
     gens = data.get("gens")
     if not isinstance(gens, dict):
         raise ModuleError(f"{where}: 'gens' must be an object of name: degree")
@@ -79,7 +82,7 @@ def fd_module(spec: ModuleSpec, profile: Profile, shift: int) -> FDModule:
         d = _int(deg, where, f"degree of {name}") + shift
         names.setdefault(d, []).append(name)
         position[name] = (d, len(names[d]) - 1)
-    module = FDModule(name=spec.display, profile=profile, algebra=MilnorBasis(profile), names=names,
+    module = FDModule(name=spec.display, profile=profile, algebra=algebra, names=names,
                       cofiber=data.get("cofiber"), source=where)
     actions = data.get("actions", [])
     if not isinstance(actions, list):
@@ -95,126 +98,159 @@ def _int(value: object, where: str, what: str) -> int:
     return value
 
 
+def _label(algebra: MilnorBasis | OddMilnorBasis, elem: object) -> str:
+    """How users write an operation: Sq4 / P(0, 1) at p = 2, b / P1 / Q_1 P(3) at odd p."""
+    return format_sq(elem) if algebra.prime == 2 else algebra.format(elem)
+
+
 def _parse_actions(lines: list, module: FDModule, position: dict[str, tuple[int, int]],
-                   where: str) -> dict[tuple[tuple[int, ...], int], np.ndarray]:
-    """Generator actions from the file: (op, input degree) -> matrix (dim_in x dim_out)."""
-    given: dict[tuple[tuple[int, ...], int], np.ndarray] = {}
+                   where: str) -> dict[tuple[object, int], np.ndarray]:
+    """Generator actions from the file: (op, input degree) -> matrix (dim_in x dim_out, entries mod p)."""
+    alg = module.algebra
+    p = alg.prime
+    given: dict[tuple[object, int], np.ndarray] = {}
     for line in lines:
         if not isinstance(line, str) or "=" not in line:
             raise ModuleError(f"{where}: cannot read action {line!r} (expected 'Sq2 x0 = x2')")
         lhs, rhs = (part.strip() for part in line.split("=", 1))
-        parts = lhs.split()
-        if len(parts) != 2:
+        op_text, _, gen = lhs.rpartition(" ")
+        if not op_text.strip() or not gen:
             raise ModuleError(f"{where}: cannot read the left side of action {line!r} (expected 'OP GENERATOR')")
         try:
-            op = parse_element(parts[0])
+            op = alg.parse(op_text)
         except ValueError as exc:
             raise ModuleError(f"{where}: action {line!r}: {exc}") from None
-        if parts[1] not in position:
-            raise ModuleError(f"{where}: action {line!r} names unknown generator {parts[1]!r}")
-        op_deg = degree(op)
-        if op not in module.profile.generators(op_deg):
-            raise ModuleError(f"{where}: action {line!r}: {parts[0]} is not a generator of "
-                              f"{module.profile.describe()}; give actions of Sq1, Sq2, Sq4, ... only")
-        in_deg, in_idx = position[parts[1]]
+        if gen not in position:
+            raise ModuleError(f"{where}: action {line!r} names unknown generator {gen!r}")
+        op_deg = alg.degree(op)
+        if op not in alg.generators(op_deg):
+            hint = "Sq1, Sq2, Sq4, ..." if p == 2 else f"b, P1, P{p}, ..."
+            raise ModuleError(f"{where}: action {line!r}: {op_text.strip()} is not a generator of "
+                              f"{module.profile.describe()}; give actions of {hint} only")
+        in_deg, in_idx = position[gen]
         out_deg = in_deg + op_deg
         key = (op, in_deg)
         if key not in given:
-            given[key] = np.zeros((module.dimension(in_deg), module.dimension(out_deg)), dtype=np.uint8)
-        row = np.zeros(module.dimension(out_deg), dtype=np.uint8)
-        if rhs != "0":
-            for term in rhs.split("+"):
-                words = term.split()
-                coeff = 1
-                if len(words) == 2 and words[0].lstrip("-").isdigit():
-                    coeff, words = int(words[0]), words[1:]
-                if len(words) != 1:
-                    raise ModuleError(f"{where}: cannot read term {term.strip()!r} of action {line!r}")
-                target = words[0]
-                if target not in position:
-                    raise ModuleError(f"{where}: action {line!r} names unknown generator {target!r}")
-                t_deg, t_idx = position[target]
-                if t_deg != out_deg:
-                    raise ModuleError(f"{where}: degree mismatch in action {line!r}: {parts[0]} {parts[1]} has "
-                                      f"degree {out_deg} but {target} has degree {t_deg}")
-                row[t_idx] ^= coeff & 1
-        given[key][in_idx] = row
+            given[key] = np.zeros((module.dimension(in_deg), module.dimension(out_deg)), dtype=np.int64)
+        if rhs == "0":
+            continue
+        for term in rhs.split("+"):
+            words = term.split()
+            coeff = 1
+            if len(words) == 2 and words[0].lstrip("-").isdigit():
+                coeff, words = int(words[0]), words[1:]
+                if not 0 <= coeff < p:
+                    raise ModuleError(f"{where}: action {line!r}: coefficient {coeff} is not in 0..{p - 1} "
+                                      f"(p = {p})")
+            if len(words) != 1:
+                raise ModuleError(f"{where}: cannot read term {term.strip()!r} of action {line!r}")
+            target = words[0]
+            if target not in position:
+                raise ModuleError(f"{where}: action {line!r} names unknown generator {target!r}")
+            t_deg, t_idx = position[target]
+            if t_deg != out_deg:
+                raise ModuleError(f"{where}: degree mismatch in action {line!r}: {op_text.strip()} {gen} has "
+                                  f"degree {out_deg} but {target} has degree {t_deg}")
+            given[key][in_idx, t_idx] = (given[key][in_idx, t_idx] + coeff) % p
     return given
 
 
-def _bits(vec: np.ndarray) -> int:
-    """A packed uint64 vector as a Python int (bit i = entry i)."""
-    return int.from_bytes(vec.astype("<u8").tobytes(), "little")
+class _Span:
+    """Incremental row echelon form mod p of the spanning products, remembering each row as a combination."""
+
+    def __init__(self, p: int, count: int) -> None:
+        self.p = p
+        self.count = count
+        self.rows: list[tuple[int, np.ndarray, np.ndarray]] = []  # (pivot, vector with pivot 1, combination)
+
+    def reduce(self, v: np.ndarray, combo: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        for piv, row, row_combo in self.rows:
+            f = v[piv]
+            if f:
+                v = (v - f * row) % self.p
+                combo = (combo - f * row_combo) % self.p
+        return v, combo
+
+    def add(self, v: np.ndarray, combo: np.ndarray) -> np.ndarray | None:
+        """Add a vector; if it depends on the others, return the combination of products that vanishes."""
+        v, combo = self.reduce(v, combo)
+        nonzero = np.nonzero(v)[0]
+        if len(nonzero) == 0:
+            return combo
+        piv = int(nonzero[0])
+        inv = pow(int(v[piv]), self.p - 2, self.p)
+        self.rows.append((piv, v * inv % self.p, combo * inv % self.p))
+        self.rows.sort(key=lambda r: r[0])
+        return None
 
 
 def _extend_actions(module: FDModule, given: dict, where: str) -> None:
     """Derive the action of every basis element and check every relation among the spanning products."""
     lo, hi = module.min_degree, module.max_degree
     alg = module.algebra
+    p = alg.prime
     alg.extend(max(hi - lo, 0))
+    gens = sorted({g for k in range(1, hi - lo + 1) for g in alg.generators(k)}, key=alg.degree)
     for e in range(1, hi - lo + 1):
         dim_e = alg.dimension(e)
         if dim_e == 0:
             continue
-        # Spanning products g * b, each with its action on every input degree.
         labels: list[str] = []
-        vectors: list[int] = []
         acts: list[dict[int, np.ndarray]] = []
-        for gen in sorted({g for k in range(1, e + 1) for g in module.profile.generators(k)}, key=degree):
-            g_deg = degree(gen)
+        vectors: list[np.ndarray] = []
+        for gen in gens:
+            g_deg = alg.degree(gen)
+            if g_deg > e:
+                continue
             for b_idx in range(alg.dimension(e - g_deg)):
                 b = alg.element(e - g_deg, b_idx)
-                vectors.append(_bits(multiply_one(alg, gen, b)))
-                labels.append(format_sq(gen) + ("" if not b else " " + format_sq(b)))
+                vectors.append(multiply(alg, gen, b))
+                labels.append(_label(alg, gen) + ("" if g_deg == e else " " + _label(alg, b)))
                 per_deg = {}
                 for i in range(lo, hi - e + 1):
                     b_mat = module.action_matrix(e - g_deg, b_idx, i).astype(np.int64)
                     g_mat = given.get((gen, i + e - g_deg))
                     if g_mat is None:
-                        g_mat = np.zeros((module.dimension(i + e - g_deg), module.dimension(i + e)), dtype=np.uint8)
-                    per_deg[i] = (b_mat @ g_mat.astype(np.int64)) % 2
+                        g_mat = np.zeros((module.dimension(i + e - g_deg), module.dimension(i + e)), dtype=np.int64)
+                    per_deg[i] = (b_mat @ g_mat) % p
                 acts.append(per_deg)
-        # Eliminate: pivot bit -> (vector, set of products as a bitmask).
-        basis: dict[int, tuple[int, int]] = {}
+        span = _Span(p, len(vectors))
         for k, v in enumerate(vectors):
-            combo = 1 << k
-            for piv, (bv, bc) in sorted(basis.items(), reverse=True):
-                if (v >> piv) & 1:
-                    v ^= bv
-                    combo ^= bc
-            if v:
-                basis[v.bit_length() - 1] = (v, combo)
+            unit = np.zeros(len(vectors), dtype=np.int64)
+            unit[k] = 1
+            relation = span.add(v.astype(np.int64) % p, unit)
+            if relation is None:
                 continue
             for i in range(lo, hi - e + 1):
-                total = _combine(acts, combo, i, module.dimension(i), module.dimension(i + e))
+                total = _combine(acts, relation, i, p)
                 bad = np.nonzero(total.any(axis=1))[0]
                 if len(bad):
-                    rel = " + ".join(labels[j] for j in range(len(labels)) if (combo >> j) & 1)
+                    rel = " + ".join(("" if c == 1 else f"{c} ") + labels[j]
+                                     for j, c in enumerate(relation) if c)
                     raise ModuleError(f"{where}: the actions violate the relation {rel} = 0 "
                                       f"(it acts nonzero on {module.names[i][bad[0]]})")
-        for i in range(lo, hi - e + 1):
-            if module.dimension(i) == 0 or module.dimension(i + e) == 0:
-                continue
-            table = np.zeros((dim_e, module.dimension(i), module.dimension(i + e)), dtype=np.uint8)
-            for idx in range(dim_e):
-                v, combo = 1 << idx, 0
-                for piv, (bv, bc) in sorted(basis.items(), reverse=True):
-                    if (v >> piv) & 1:
-                        v ^= bv
-                        combo ^= bc
-                if v:
-                    raise ModuleError(f"{where}: cannot derive the action of {format_sq(alg.element(e, idx))}: "
-                                      f"it is not generated by the given operations in {module.profile.describe()}")
-                table[idx] = _combine(acts, combo, i, module.dimension(i), module.dimension(i + e))
-            module.actions[(e, i)] = table
+        for idx in range(dim_e):
+            unit = np.zeros(dim_e, dtype=np.int64)
+            unit[idx] = 1
+            rest, combo = span.reduce(unit, np.zeros(len(vectors), dtype=np.int64))
+            if rest.any():
+                raise ModuleError(f"{where}: cannot derive the action of {_label(alg, alg.element(e, idx))}: "
+                                  f"it is not generated by the given operations in {module.profile.describe()}")
+            # unit - combo . V = rest = 0, so the basis element is -combo . V.
+            for i in range(lo, hi - e + 1):
+                if module.dimension(i) == 0 or module.dimension(i + e) == 0:
+                    continue
+                table = module.actions.setdefault(
+                    (e, i), np.zeros((dim_e, module.dimension(i), module.dimension(i + e)), dtype=np.uint8))
+                table[idx] = _combine(acts, (-combo) % p, i, p)
 
 
-def _combine(acts: list[dict[int, np.ndarray]], combo: int, i: int, din: int, dout: int) -> np.ndarray:
-    total = np.zeros((din, dout), dtype=np.int64)
-    k = 0
-    while combo:
-        if combo & 1:
-            total ^= acts[k][i]
-        combo >>= 1
-        k += 1
-    return total.astype(np.uint8)
+def _combine(acts: list[dict[int, np.ndarray]], combo: np.ndarray, i: int, p: int) -> np.ndarray:
+    """sum_k combo[k] acts[k][i] mod p."""
+    total = None
+    for k in np.nonzero(combo)[0]:
+        term = combo[k] * acts[k][i]
+        total = term if total is None else total + term
+    if total is None:
+        return np.zeros_like(acts[0][i]).astype(np.uint8)
+    return (total % p).astype(np.uint8)

@@ -141,6 +141,10 @@ class MilnorBasis:
     def degree(self, r: tuple[int, ...]) -> int:
         return degree(r)
 
+    def unpack(self, word: int) -> tuple[int, ...]:
+        """The element a packed word stands for."""
+        return unpack(int(word))
+
     def contains(self, r: tuple[int, ...]) -> bool:
         return self.profile.contains(tuple(r))
 

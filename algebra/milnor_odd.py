@@ -172,6 +172,10 @@ class OddMilnorBasis:
     def degree(self, elem: Element) -> int:
         return self.layout.degree(elem)
 
+    def unpack(self, word: int) -> Element:
+        """The element a packed word stands for."""
+        return self.layout.unpack(word)
+
     def contains(self, elem: Element) -> bool:
         e, r = elem
         return all(self._has_q(k) for k in range(self.layout.q_bits) if e >> k & 1) and all(

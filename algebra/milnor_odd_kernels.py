@@ -9,6 +9,9 @@ over the interior cells; each product's index is found by binary search among it
 """
 from __future__ import annotations
 
+import threading
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
@@ -16,6 +19,7 @@ MAX_TERMS = 1024
 MAX_P_LEN = 12
 
 
+@lru_cache(maxsize=None)
 def binomial_table(p: int) -> np.ndarray:
     """C(a, b) mod p for 0 <= a, b < p."""
     table = np.zeros((p, p), dtype=np.int64)
@@ -38,10 +42,9 @@ def _unpack(word, shifts, masks, out):
 
 
 @njit(cache=True, nogil=True)
-def _multinomial(xs, count, p, binom):
-    """multinomial(xs[0..count)) mod p by Lucas; 0 as soon as a digit position carries."""
+def _multinomial(vals, count, p, binom):
+    """multinomial(vals[0..count)) mod p by Lucas; 0 as soon as a digit position carries (vals is consumed)."""
     coef = 1
-    vals = xs[:count].copy()
     while True:
         total = 0
         nonzero = False
@@ -73,25 +76,43 @@ def _index(word, deg, sorted_words, sorted_index, offsets):
     return sorted_index[lo]
 
 
+_THREAD = threading.local()
+
+
+def workspace(nlen: int) -> tuple:
+    """Scratch arrays for odd_product_into, one set per thread and length (allocating them per product costs
+    more than the product)."""
+    cached = getattr(_THREAD, "spaces", None)
+    if cached is None:
+        cached = _THREAD.spaces = {}
+    if nlen not in cached:
+        cached[nlen] = _allocate(nlen)
+    return cached[nlen]
+
+
+def _allocate(nlen: int) -> tuple:
+    return (np.zeros(MAX_TERMS, dtype=np.int64), np.zeros(MAX_TERMS, dtype=np.int64),
+            np.zeros((MAX_TERMS, nlen + 1), dtype=np.int64), np.zeros(MAX_TERMS, dtype=np.int64),
+            np.zeros(MAX_TERMS, dtype=np.int64), np.zeros((MAX_TERMS, nlen + 1), dtype=np.int64),
+            np.zeros(nlen + 1, dtype=np.int64), np.zeros(nlen + 1, dtype=np.int64),
+            np.zeros((nlen + 2, nlen + 2), dtype=np.int64), np.zeros(nlen + 2, dtype=np.int64),
+            np.zeros(nlen + 2, dtype=np.int64), np.zeros((nlen + 1) * (nlen + 1), dtype=np.int64),
+            np.zeros(2 * nlen + 2, dtype=np.int64), np.zeros(2 * nlen + 2, dtype=np.int64))
+
+
 @njit(cache=True, nogil=True)
 def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks, sorted_words, sorted_index,
-                     offsets, binom, col_map):
-    """out[row, col0 + index(T)] += coef * (Q(E1)P(R) * Q(E2)P(S))_T mod p for every term T; returns the terms."""
+                     offsets, binom, col_map, ws):
+    """out[row, col0 + index(T)] += coef * (Q(E1)P(R) * Q(E2)P(S))_T mod p for every term T; returns the terms.
+    ws: workspace(len(shifts))."""
+    t_c, t_e, t_r, n_c, n_e, n_r, r, s, x, rem_row, rem_col, val, diag, tvec = ws
     nlen = shifts.shape[0]
     qmask = np.uint64((1 << q_bits) - 1)
     e1 = np.int64(rw & qmask)
     e2 = np.int64(sw & qmask)
-    r = np.zeros(nlen + 1, dtype=np.int64)
-    s = np.zeros(nlen + 1, dtype=np.int64)
     _unpack(rw, shifts, masks, r)
     n = _unpack(sw, shifts, masks, s)
     # Stage A: terms (c, E, R) of Q(E1) P(R) Q(E2).
-    t_c = np.zeros(MAX_TERMS, dtype=np.int64)
-    t_e = np.zeros(MAX_TERMS, dtype=np.int64)
-    t_r = np.zeros((MAX_TERMS, nlen + 1), dtype=np.int64)
-    n_c = np.zeros(MAX_TERMS, dtype=np.int64)
-    n_e = np.zeros(MAX_TERMS, dtype=np.int64)
-    n_r = np.zeros((MAX_TERMS, nlen + 1), dtype=np.int64)
     count = 1
     t_c[0] = 1
     t_e[0] = e1
@@ -132,15 +153,6 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
         t_e[:count] = n_e[:count]
         t_r[:count, :] = n_r[:count, :]
     # Stage B: each term's P-part times P(S) by Milnor matrices.
-    pw = np.ones(nlen + 2, dtype=np.int64)
-    for j in range(1, nlen + 2):
-        pw[j] = pw[j - 1] * p
-    x = np.zeros((nlen + 2, nlen + 2), dtype=np.int64)
-    rem_row = np.zeros(nlen + 2, dtype=np.int64)
-    rem_col = np.zeros(nlen + 2, dtype=np.int64)
-    val = np.zeros((nlen + 1) * (nlen + 1), dtype=np.int64)
-    diag = np.zeros(2 * nlen + 2, dtype=np.int64)
-    tvec = np.zeros(2 * nlen + 2, dtype=np.int64)
     terms = 0
     for a in range(count):
         if t_c[a] == 0:
@@ -162,10 +174,10 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
                 i = level // n + 1
                 j = level % n + 1
                 if val[level] >= 0:
-                    rem_row[i] += pw[j] * val[level]
+                    rem_row[i] += pk_table(p, j) * val[level]
                     rem_col[j] += val[level]
                 val[level] += 1
-                top = min(rem_row[i] // pw[j], rem_col[j])
+                top = min(rem_row[i] // pk_table(p, j), rem_col[j])
                 if val[level] > top:
                     val[level] = -1
                     x[i, j] = 0
@@ -174,7 +186,7 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
                     level -= 1
                     continue
                 x[i, j] = val[level]
-                rem_row[i] -= pw[j] * val[level]
+                rem_row[i] -= pk_table(p, j) * val[level]
                 rem_col[j] -= val[level]
                 if level < cells - 1:
                     level += 1
@@ -216,14 +228,23 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
     return terms
 
 
+@njit(cache=True, nogil=True, inline="always")
+def pk_table(p, j):
+    """p^j."""
+    v = 1
+    for _ in range(j):
+        v *= p
+    return v
+
+
 @njit(cache=True, nogil=True)
 def odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, term_coef,
-                     p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map):
+                     p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map, ws):
     made = 0
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for t in range(term_start[lst], term_start[lst + 1]):
             made += odd_product_into(out, i, term_col[t], term_coef[t], row_r[i], term_s[t],
                                      row_deg[i] + term_sdeg[t], p, q_bits, shifts, masks, sorted_words,
-                                     sorted_index, offsets, binom, col_map)
+                                     sorted_index, offsets, binom, col_map, ws)
     return made

@@ -40,17 +40,17 @@ class Module(Protocol):
         element o in P_a x_i. None when the table is zero; op_deg 0 gives the identity."""
 
 
-def act(module: Module, r: tuple[int, ...], in_deg: int, vector: np.ndarray) -> np.ndarray:
-    """P(R) applied to a 0/1 vector in degree in_deg (a slow, obvious path for tests and small data)."""
-    from algebra.ppart import degree
-
-    d = degree(r)
+def act(module: Module, r: object, in_deg: int, vector: np.ndarray) -> np.ndarray:
+    """An algebra basis element applied to a vector (entries mod p) in degree in_deg (a slow, obvious path for
+    tests and small data)."""
+    d = module.algebra.degree(r)
     out_dim = module.dimension(in_deg + d)
     table = module.action_table(d, in_deg)
     if table is None:
         return np.zeros(out_dim, dtype=np.uint8)
     index = module.algebra.index(r) if d else 0
-    return ((np.asarray(vector, dtype=np.int64) @ table[index].astype(np.int64)) % 2).astype(np.uint8)
+    p = module.algebra.prime
+    return ((np.asarray(vector, dtype=np.int64) @ table[index].astype(np.int64)) % p).astype(np.uint8)
 
 
 def identity_table(dim: int) -> np.ndarray:

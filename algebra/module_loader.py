@@ -26,13 +26,18 @@ def load_module(spec: str) -> Module:
 def module_from_spec(spec: ModuleSpec) -> Module:
     data, where = spec.data, str(spec.path)
     p = data.get("p")
-    if p != 2:
-        raise ModuleError(f"{where}: prime p = {p} is not supported yet (only p = 2)")
+    if isinstance(p, bool) or not isinstance(p, int) or not _is_prime(p):
+        raise ModuleError(f"{where}: p = {p!r} is not a prime")
+    if p > 251:
+        raise ModuleError(f"{where}: p = {p} is too large (primes up to 251 are supported)")
     kind = data.get("type")
     build = KINDS.get(kind)
     if build is None:
         known = " or ".join(repr(k) for k in KINDS)
         raise ModuleError(f"{where}: module type {kind!r} is not supported yet (only {known})")
+    if p != 2 and kind != FD_TYPE:
+        raise ModuleError(f"{where}: at p = {p} only finite dimensional modules are supported (the reference's "
+                          f"{kind}s are p = 2 only)")
     try:
         profile = Profile.from_json(data.get("profile"))
     except (TypeError, ValueError) as exc:
@@ -41,6 +46,10 @@ def module_from_spec(spec: ModuleSpec) -> Module:
     if isinstance(shift, bool) or not isinstance(shift, int):
         raise ModuleError(f"{where}: shift must be an integer, got {shift!r}")
     return build(spec, profile, shift + spec.shift)
+
+
+def _is_prime(n: int) -> bool:
+    return n >= 2 and all(n % k for k in range(2, int(n**0.5) + 1))
 
 
 def tensor_module(spec: ModuleSpec, profile: Profile, shift: int) -> Module:

@@ -17,7 +17,7 @@ from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
 from algebra.milnor_odd import Element as OddElement
 from algebra.milnor_odd import OddMilnorBasis
-from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into
+from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into, workspace
 from algebra.ppart import degree, pack
 
 #: Test hook: how many compiled batch calls and products (terms made, see product_into) have run (a revert to
@@ -117,7 +117,7 @@ def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: 
     made = odd_batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
                             batch.term_sdeg, batch.term_col, coef, basis.prime, lay.q_bits, lay.shifts,
                             lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
-                            binomial_table(basis.prime), cmap)
+                            binomial_table(basis.prime), cmap, workspace(len(lay.shifts)))
     COUNTERS["batch_calls"] += 1
     COUNTERS["products"] += int(made)
 
@@ -130,8 +130,17 @@ def multiply_odd(basis: OddMilnorBasis, a: OddElement, b: OddElement) -> np.ndar
     row = np.zeros((1, basis.dimension(d)), dtype=np.uint8)
     odd_product_into(row, 0, 0, 1, np.uint64(lay.pack(*a)), np.uint64(lay.pack(*b)), d, basis.prime, lay.q_bits,
                      lay.shifts, lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
-                     binomial_table(basis.prime), np.zeros(0, dtype=np.int64))
+                     binomial_table(basis.prime), np.zeros(0, dtype=np.int64), workspace(len(lay.shifts)))
     return row[0]
+
+
+def multiply(basis: MilnorBasis | OddMilnorBasis, a: object, b: object) -> np.ndarray:
+    """a * b as a dense int64 vector of coefficients mod p in its degree (p = 2 or odd)."""
+    if basis.prime == 2:
+        d = degree(a) + degree(b)
+        bits = np.unpackbits(multiply_one(basis, a, b).view(np.uint8), bitorder="little")
+        return bits[: basis.dimension(d)].astype(np.int64)
+    return multiply_odd(basis, a, b).astype(np.int64)
 
 
 def multiply_one(basis: MilnorBasis, r: tuple[int, ...], s: tuple[int, ...]) -> np.ndarray:

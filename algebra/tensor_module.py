@@ -19,6 +19,9 @@ from algebra.module_json import ModuleError
 
 class TensorModule:
     def __init__(self, left: Module, right: Module, name: str) -> None:
+        if left.algebra.prime != 2:
+            raise ModuleError(f"cannot tensor {left.name} with {right.name}: tensor products need the Milnor "
+                              f"coproduct, implemented at p = 2 only (as in the reference)")
         if left.profile != right.profile:
             raise ModuleError(f"cannot tensor {left.name} (over {left.profile.describe()}) with {right.name} "
                               f"(over {right.profile.describe()}): they must live over the same algebra")

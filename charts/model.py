@@ -17,6 +17,7 @@ OPS: tuple[str, ...] = ("h0", "h1", "h2", "h3")
 
 
 _H = re.compile(r"^h(\d+)$")
+_A = re.compile(r"^a(\d+)$")  # a_0 = beta at odd primes
 
 
 def op_shift(op: str) -> tuple[int, int]:
@@ -33,10 +34,10 @@ def default_operations() -> dict[str, tuple[int, int]]:
 
 
 def reference_op_name(op: str) -> str:
-    """The reference's spelling of an operation ("h0" -> "h_0"), used where its formats name products; other
-    names (c0, Ph1, g) are kept as they are."""
-    m = _H.match(op)
-    return f"h_{m.group(1)}" if m else op
+    """The reference's spelling of an operation ("h0" -> "h_0", "a0" -> "a_0" at odd p), used where its formats
+    name products; other names (c0, Ph1, g) are kept as they are."""
+    m = _H.match(op) or _A.match(op)
+    return f"{op[0]}_{m.group(1)}" if m else op
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
 """Dense matrices over F_p, p odd: one uint8 per entry, rows C-contiguous (DESIGN: the F_p layer).
 
-One byte per entry keeps every kernel a plain loop that LLVM vectorises (32 entries per AVX2 instruction), with
-no unpacking: an elimination step adds a precomputed multiple of the pivot row and subtracts p where the sum
-reached p, and a product accumulates f * b in int32 and reduces once per output entry. p < 256 (the
-reference's limit is 251). The row reduction gives the unique RREF with every pivot 1, pivot rows first in
+One byte per entry keeps every kernel a plain loop that LLVM vectorises (32 or 64 entries per instruction), with
+no unpacking: an elimination step adds a precomputed multiple of the pivot row and takes min(t, t - p) in bytes
+(t - p wraps around when t < p), and a product accumulates f * b in int32 and reduces once per output entry.
+Byte sums stay below 256 for p < 128; larger primes (to the reference's limit 251) take the same path with the
+sum formed in a wider integer. The row reduction gives the unique RREF with every pivot 1, pivot rows first in
 increasing pivot order, as sseq's does, so any correct reduction yields the same matrix.
 """
 from __future__ import annotations
@@ -23,12 +24,28 @@ def inverses(p: int) -> np.ndarray:
     return inv
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _add_row(dst, src, p8):
+    """dst += src mod p on two uint8 rows with entries < p: min(t, t - p) in bytes (t - p wraps when t < p),
+    which LLVM turns into byte-wide vector adds and minimums. For p >= 128 the sum can pass 255, so it is
+    formed in a wider integer."""
+    if p8 < 128:
+        for j in range(dst.shape[0]):
+            t = dst[j] + src[j]
+            dst[j] = min(np.uint8(t), np.uint8(t - p8))
+    else:
+        for j in range(dst.shape[0]):
+            t = np.int32(dst[j]) + np.int32(src[j])
+            dst[j] = t - p8 if t >= p8 else t
+
+
 @njit(cache=True, nogil=True)
 def _rref(a, ncols, p, inv):
     rows = a.shape[0]
     width = a.shape[1]
+    p8 = np.uint8(p)
     pivots = np.empty(min(rows, ncols), dtype=np.int64)
-    multiple = np.empty((p, width), dtype=np.uint8)
+    multiple = np.zeros((p, width), dtype=np.uint8)
     ready = np.zeros(p, dtype=np.bool_)
     r = 0
     for c in range(ncols):
@@ -51,6 +68,7 @@ def _rref(a, ncols, p, inv):
             for j in range(c, width):
                 a[r, j] = (a[r, j] * scale) % p
         ready[:] = False
+        pivot_row = a[r, c:]
         for i in range(rows):
             f = a[i, c]
             if i == r or f == 0:
@@ -58,11 +76,9 @@ def _rref(a, ncols, p, inv):
             g = p - f  # adding g * (pivot row) clears column c
             if not ready[g]:
                 for j in range(c, width):
-                    multiple[g, j] = (a[r, j] * g) % p
+                    multiple[g, j] = (pivot_row[j - c] * g) % p
                 ready[g] = True
-            for j in range(c, width):
-                v = a[i, j] + multiple[g, j]
-                a[i, j] = v - p if v >= p else v
+            _add_row(a[i, c:], multiple[g, c:], p8)
         pivots[r] = c
         r += 1
     return pivots[:r]

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from charts.model import Chart, Product, default_operations
+from charts.model import Chart, Product
 from nassau.ext_algebra import ExtAlgebra
 from nassau.ext_class import ExtClass
-from nassau.filtration_one import CHART_OPERATIONS, product_matrices
+from nassau.filtration_one import chart_operations, product_matrices
 from nassau.product_lines import below_top, nonzero_bidegrees
 from nassau.region import Region
 from nassau.resolution import Resolution
@@ -19,9 +19,10 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
     rows = region.chart_rows()
     dims = {(t - s, s): k for (s, t), k in res.dims().items() if k and region.contains(s, t)}
     entries: list[Product] = []
-    shifts = default_operations()
+    defaults = chart_operations(res)
+    shifts = {name: shift for name, (_, shift) in defaults.items()}
     if products and operations is None:
-        entries = _filtration_one(res, region, {f"h{i}": i for i in CHART_OPERATIONS})
+        entries = _filtration_one(res, region, {name: i for name, (i, _) in defaults.items()})
     elif products:
         shifts = {name: (c.n, c.s) for name, c in operations.items()}
         h_i = {name: c.h_index for name, c in operations.items() if c.h_index is not None}
@@ -33,7 +34,7 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
             at = [x for x in nonzero_bidegrees(res, region) if below_top(region, x[0] + c.n, x[1] + c.s)]
             for (n, s), mat in alg.products(c, at).items():
                 entries.extend(Product(name, (n, s, int(j)), (n + c.n, s + c.s, int(k))) for j, k in zip(*np.nonzero(mat)))
-    return Chart(module=module_name, prime=2, algorithm=algorithm, max_stem=region.chart_max_stem,
+    return Chart(module=module_name, prime=res.field.p, algorithm=algorithm, max_stem=region.chart_max_stem,
                  max_s=region.max_s, min_degree=res.min_degree, rows=rows, dims=dims, products=entries,
                  operations=shifts)
 

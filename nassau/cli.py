@@ -26,7 +26,7 @@ from gpu import trace
 from gpu.errors import GpuUnavailableError
 from nassau import api, cli_products
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
-from nassau.ext_mn import chart_min_degree, ext_dims, resolution_region
+from nassau.ext_mn import chart_min_degree, check_compatible, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text
 from nassau.progress import Reporter
 from nassau.region import Region
@@ -45,7 +45,8 @@ class UserError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nassau",
-        description="Compute Ext over the mod-2 Steenrod algebra (the Adams E2 page) for finite modules.",
+        description="Compute Ext over the mod-p Steenrod algebra (the Adams E2 page): minimal resolutions, charts, "
+                    "products.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     res = sub.add_parser("resolve", help="resolve a module and print its Ext chart",
@@ -220,6 +221,7 @@ def _ext(args: argparse.Namespace) -> int:
     for path in (args.json, args.svg, args.seqsee):
         _check_output(path)
     source, target = load_module(args.module), load_module(args.target)
+    check_compatible(source, target)
     try:
         region = Region(max_s=args.max_s, min_degree=chart_min_degree(source, target), max_stem=args.stem,
                         max_t=args.max_t)

@@ -18,8 +18,7 @@ import numpy as np
 
 from algebra.module import Module
 from algebra.module_json import ModuleError
-from algebra.ppart import unpack
-from fp import Subspace, from_bool, gf2_matmul
+from fp import Subspace
 from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.standard import reduce_with_identity
@@ -80,7 +79,7 @@ class Truncation:
         self.gen = first + spec.idx
 
     def _bottom_action(self, e: int) -> np.ndarray:
-        """a -> a m0 for the basis a of A_e, as a dense 0/1 matrix (dim A_e x dim M_{min+e})."""
+        """a -> a m0 for the basis a of A_e, as a dense matrix mod p (dim A_e x dim M_{min+e})."""
         m = self.base.module
         table = m.action_table(e, m.min_degree)
         if table is None:
@@ -94,12 +93,12 @@ class Truncation:
         for h in range(base.free(self.s + 1).num_gens):
             # Every term a g of d(h) has |a| = |h| - T, so x~(d h) is one vector of M_{min + |h| - T}.
             total = np.zeros(m.dimension(m.min_degree + int(base.free(self.s + 1).gen_degrees[h]) - self.spec.t),
-                             dtype=np.uint8)
+                             dtype=np.int64)
             for k in range(int(d.term_start[h]), int(d.term_start[h + 1])):
                 if int(d.term_gen[k]) == self.gen:
                     action = self._bottom_action(int(d.term_sdeg[k]))
-                    total ^= action[m.algebra.index(unpack(int(d.term_s[k])))]
-            if total.any():
+                    total += int(d.term_coef[k]) * action[m.algebra.index(m.algebra.unpack(int(d.term_s[k])))]
+            if (total % base.field.p).any():
                 n, s = self.spec.t - self.spec.s, self.spec.s
                 raise CofiberError(f"{m.source}: the cofiber class x_({n},{s},{self.spec.idx}) is not a cocycle "
                                    f"(it is nonzero on the boundary of {base.free(self.s + 1).gen_names[h]})")
@@ -112,7 +111,8 @@ class Truncation:
         target_ngens = target.gens_below(t)
         ncols = target.dimension(t, target_ngens)
         d = base.differential(self.s).matrix(t, np.arange(fs.dimension(t, ngens), dtype=np.int64), target_ngens)
-        space = Subspace(ncols)
+        f = base.field
+        space = Subspace(ncols, f)
         if self.gen >= ngens:
             space.add_rows(d)
             return space
@@ -121,9 +121,9 @@ class Truncation:
         space.add_rows(np.concatenate([d[:lo], d[hi:]]))
         if hi > lo:
             act = self._bottom_action(t - self.spec.t)
-            kernel = reduce_with_identity(from_bool(act.astype(bool)), act.shape[1])[1]
+            kernel = reduce_with_identity(f.from_ints(act), act.shape[1], f)[1]
             if kernel.dim:
-                space.add_rows(gf2_matmul(kernel.basis, d[lo:hi], hi - lo, ncols))
+                space.add_rows(f.matmul(kernel.basis, d[lo:hi], hi - lo, ncols))
         return space
 
 

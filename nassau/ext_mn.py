@@ -12,8 +12,6 @@ import numpy as np
 
 from algebra.module import Module
 from algebra.module_json import ModuleError
-from algebra.ppart import unpack
-from fp import from_bool, row_reduce
 from nassau.region import Region
 from nassau.resolution import Resolution
 
@@ -36,11 +34,19 @@ def _top(target: Module) -> int:
     return target.max_degree
 
 
+def check_compatible(source: Module, target: Module) -> None:
+    """Ext(M, N) needs both modules over one algebra at one prime."""
+    if source.algebra.prime != target.algebra.prime:
+        raise ModuleError(f"Ext({source.name}, {target.name}) needs one prime: {source.name} is at p = "
+                          f"{source.algebra.prime}, {target.name} at p = {target.algebra.prime}")
+    if source.profile != target.profile:
+        raise ModuleError(f"{target.name} lives over {target.profile.describe()}, {source.name} over "
+                          f"{source.profile.describe()}; Ext needs one algebra")
+
+
 def ext_dims(res: Resolution, target: Module, region: Region) -> dict[tuple[int, int], int]:
     """dim Ext^{s,t}(M, N) for every (s, t) of the region (keyed (s, t), zeros included)."""
-    if res.module.profile != target.profile:
-        raise ModuleError(f"{target.name} lives over {target.profile.describe()}, {res.module.name} over "
-                          f"{res.module.profile.describe()}; Ext needs one algebra")
+    check_compatible(res.module, target)
     ranks: dict[tuple[int, int], int] = {}
     homs: dict[tuple[int, int], int] = {}
     for s, t in region.bidegrees():
@@ -68,7 +74,7 @@ def _coboundary_rank(res: Resolution, target: Module, s: int, t: int) -> tuple[i
     cols, n_cols = _blocks(res, target, s + 1, t)
     if not n_rows or not n_cols:
         return 0, n_rows
-    matrix = np.zeros((n_rows, n_cols), dtype=np.uint8)
+    matrix = np.zeros((n_rows, n_cols), dtype=np.int64)
     d = res.differential(s + 1)
     degrees = res.free(s).gen_degrees
     alg = res.algebra
@@ -81,6 +87,7 @@ def _coboundary_rank(res: Resolution, target: Module, s: int, t: int) -> tuple[i
             table = target.action_table(op_deg, int(degrees[g]) - t)
             if table is None:
                 continue
-            block = table[alg.index(unpack(int(d.term_s[k]))) if op_deg else 0]
-            matrix[rows[g]:rows[g] + block.shape[0], col:col + block.shape[1]] ^= block
-    return len(row_reduce(from_bool(matrix.astype(bool)), n_cols)), n_rows
+            block = table[alg.index(alg.unpack(int(d.term_s[k]))) if op_deg else 0]
+            matrix[rows[g]:rows[g] + block.shape[0], col:col + block.shape[1]] += int(d.term_coef[k]) * block
+    f = res.field
+    return len(f.row_reduce(f.from_ints(matrix), n_cols)), n_rows

@@ -1,12 +1,14 @@
-"""Filtration-one products h_i = Sq^(2^i) read straight off a minimal resolution (REFERENCE 6.3).
+"""Filtration-one products read straight off a minimal resolution (REFERENCE 6.3, REFERENCE-ODD-PRIMES 7.3).
 
-Because the resolution is minimal, h_i x_j in Ext^{s+1} has coordinate 1 on y_k exactly when
-Sq^(2^i) x_j occurs in d(y_k): no lifting is needed, only one bit per (x_j, y_k) pair.
+At p = 2 they are h_i = Sq^(2^i); at an odd prime a_0 = Q_0 = beta and h_0 = P^1 (degree q = 2(p - 1)). Each
+operation is the first basis element of its degree, and because the resolution is minimal, op x_j in
+Ext^{s+1} has coordinate c on y_k exactly when c op x_j occurs in d(y_k): no lifting is needed, one entry
+per (x_j, y_k) pair. Operation i is h_i at p = 2, and a_0 (i = 0), h_0 (i = 1) at odd p.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import numpy as np
 
@@ -28,9 +30,33 @@ CHART_OPERATIONS = range(4)
 """The h_i a chart draws by default: h_0..h_3, as the reference's charts."""
 
 
+ODD_OPERATIONS = ("a_0", "h_0")
+
+
+def op_degree(res: Resolution, i: int) -> int:
+    """The internal degree of operation i: 2^i at p = 2; 1 (a_0) or q (h_0) at odd p."""
+    p = res.algebra.prime
+    return 1 << i if p == 2 else (1, 2 * (p - 1))[i]
+
+
+def op_name(res: Resolution, i: int) -> str:
+    """The reference's name of operation i: h_i, or a_0 / h_0 at odd p."""
+    return f"h_{i}" if res.algebra.prime == 2 else ODD_OPERATIONS[i]
+
+
+def chart_operations(res: Resolution) -> dict[str, tuple[int, tuple[int, int]]]:
+    """What a chart draws by default: name -> (operation i, (dn, ds)): h0..h3, or a0 and h0 at odd p."""
+    ops = CHART_OPERATIONS if res.algebra.prime == 2 else range(len(ODD_OPERATIONS))
+    return {op_name(res, i).replace("_", ""): (i, (op_degree(res, i) - 1, 1)) for i in ops}
+
+
 def operations(res: Resolution, region: Region) -> list[int]:
-    """Every i with h_i in the algebra whose degree 2^i fits in the region (all of them over A; fewer over A(n))."""
-    cap = res.algebra.profile.max_exponent(0)
+    """Every operation in the algebra whose degree fits in the region: h_i over A, fewer over A(n); a_0 and
+    h_0 at odd p where the profile has Q_0 and P(1)."""
+    alg = res.algebra
+    if alg.prime != 2:
+        return [i for i, elem in enumerate([(1, ()), (0, (1,))]) if alg.contains(elem)]
+    cap = alg.profile.max_exponent(0)
     span = max(region.t_limit - res.min_degree, 1)  # the largest degree a product inside the region can have
     return [i for i in range(span.bit_length()) if (1 << i) <= cap]
 
@@ -47,7 +73,7 @@ def product_matrices(res: Resolution, region: Region, ops: Iterable[int] | None 
             if not region.contains(s, t) or not res.new_gens.get((s, t)):
                 continue
             for i in wanted:
-                t2 = t + (1 << i)
+                t2 = t + op_degree(res, i)
                 if not region.contains(s + 1, t2):
                     continue
                 out.append(ProductMatrix(i, (n, s), (t2 - s - 1, s + 1), _matrix(res, s, t, t2)))
@@ -55,11 +81,12 @@ def product_matrices(res: Resolution, region: Region, ops: Iterable[int] | None 
 
 
 def h_matrix(res: Resolution, i: int, n: int, s: int) -> np.ndarray:
-    """h_i on Ext at (n, s): uint8 (dim there) x (dim at (n + 2^i - 1, s + 1)); both bidegrees must be resolved."""
+    """Operation i on Ext at (n, s): uint8 (dim there) x (dim one operation up); both bidegrees must be resolved."""
     t = n + s
+    t2 = t + op_degree(res, i)
     if not res.new_gens.get((s, t)):
-        return np.zeros((0, res.new_gens.get((s + 1, t + (1 << i)), 0)), dtype=np.uint8)
-    return _matrix(res, s, t, t + (1 << i))
+        return np.zeros((0, res.new_gens.get((s + 1, t2), 0)), dtype=np.uint8)
+    return _matrix(res, s, t, t2)
 
 
 def _matrix(res: Resolution, s: int, t: int, t2: int) -> np.ndarray:
@@ -70,23 +97,25 @@ def _matrix(res: Resolution, s: int, t: int, t2: int) -> np.ndarray:
     ys = range(targets.gens_below(t2), targets.gens_below(t2 + 1))
     mat = np.zeros((count, len(ys)), dtype=np.uint8)
     d = res.differential(s + 1)
+    packed = res.field.p == 2
     for k, y in enumerate(ys):
         vec, ngens = d.output(y)
         off = fs.offsets(t2, ngens)
         for j in range(count):
             if first + j < ngens:
-                col = int(off[first + j])  # Sq^(2^i) is the first basis element of its degree
-                mat[j, k] = (int(vec[col >> 6]) >> (col & 63)) & 1
+                col = int(off[first + j])  # the operation is the first basis element of its degree
+                mat[j, k] = (int(vec[col >> 6]) >> (col & 63)) & 1 if packed else vec[col]
     return mat
 
 
 def filtration_one_text(res: Resolution, region: Region) -> str:
-    """The reference's `filtration_one` output: `h_i x_(n, s, j) = [v]`, targets with no generators omitted."""
+    """The reference's `filtration_one` output: `h_i x_(n, s, j) = [v]`, targets with no generators omitted
+    (at odd p, where the reference has no such example, the same lines for a_0 and h_0)."""
     lines = []
     for pm in product_matrices(res, region):
         if pm.matrix.shape[1] == 0:
             continue
         n, s = pm.source
         for j, row in enumerate(pm.matrix):
-            lines.append(f"h_{pm.i} x_({n}, {s}, {j}) = [{', '.join(str(int(v)) for v in row)}]")
+            lines.append(f"{op_name(res, pm.i)} x_({n}, {s}, {j}) = [{', '.join(str(int(v)) for v in row)}]")
     return "".join(line + "\n" for line in lines)

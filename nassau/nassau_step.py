@@ -26,6 +26,8 @@ from nassau.standard import reduce_with_identity, reduced_with_identity
 
 def nassau_qualifies(module: Module) -> str:
     """Empty if Nassau's algorithm applies to the module, else the reason it does not."""
+    if module.algebra.prime != 2:
+        return f"it is a module at p = {module.algebra.prime}, and the algorithm is implemented at p = 2 only"
     if not module.profile.is_full:
         return f"it is a module over {module.profile.describe()}, not over the whole Steenrod algebra"
     if getattr(module, "cofiber", None) is not None:

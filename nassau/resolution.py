@@ -14,13 +14,15 @@ import numpy as np
 from algebra.module import Module
 from algebra.free_map import FreeMap
 from algebra.free_module import FreeModule
-from fp import Subspace
+from fp import Subspace, field
 
 
 class Resolution:
     def __init__(self, module: Module) -> None:
         self.module = module
         self.algebra = module.algebra
+        #: F2 (packed rows) or F_p (bytes): every matrix and vector of this resolution lives over it.
+        self.field = field(module.algebra.prime)
         self.min_degree = module.min_degree
         self._lock = threading.Lock()
         self.modules: list[FreeModule] = []

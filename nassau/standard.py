@@ -10,29 +10,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from fp import Augmented, Subspace, from_bool, words
+from fp import F2, Augmented, Subspace, field
 from nassau.resolution import Resolution
 
 
-def reduced_with_identity(a: np.ndarray, ncols: int) -> tuple[Augmented, np.ndarray]:
-    """[A | I] (A is rows x ncols, packed) in reduced row echelon form, and its pivot columns."""
-    aug = Augmented(a.shape[0], [ncols, a.shape[0]])
+def reduced_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[Augmented, np.ndarray]:
+    """[A | I] (A is rows x ncols over the field, F2 packed by default) in reduced row echelon form, and its
+    pivot columns."""
+    aug = Augmented(a.shape[0], [ncols, a.shape[0]], field_)
     aug.set_segment(0, a)
     aug.fill_identity(1)
     return aug, aug.row_reduce()
 
 
-def reduce_with_identity(a: np.ndarray, ncols: int) -> tuple[np.ndarray, Subspace]:
+def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
     """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows)."""
-    aug, pivots = reduced_with_identity(a, ncols)
+    aug, pivots = reduced_with_identity(a, ncols, field_)
     return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 
 
 def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
-    """Rows P(R) g of F_0 in degree t (first ngens generators) mapped into M_t, packed."""
+    """Rows P(R) g of F_0 in degree t (first ngens generators) mapped into M_t, over the resolution's field."""
     f0, module = res.free(0), res.module
     off = f0.offsets(t, ngens)
-    out = np.zeros((int(off[-1]), module.dimension(t)), dtype=np.uint8)
+    out = np.zeros((int(off[-1]), module.dimension(t)), dtype=np.int64)
     for g in range(ngens):
         gdeg = int(f0.gen_degrees[g])
         eps = res.augmentation[g].astype(np.int64)
@@ -41,16 +42,17 @@ def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
             continue
         table = module.action_table(t - gdeg, gdeg)
         if table is not None:
-            out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table.astype(np.int64)) % 2
-    return from_bool(out.astype(bool))
+            out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table.astype(np.int64))
+    return res.field.from_ints(out)
 
 
-def pad_columns(rows: np.ndarray, ncols: int) -> np.ndarray:
-    """The same packed rows over a wider basis (new generator blocks append zero columns)."""
-    need = words(ncols)
+def pad_columns(rows: np.ndarray, ncols: int, field_: F2 | None = None) -> np.ndarray:
+    """The same rows over a wider basis (new generator blocks append zero columns)."""
+    f = field(2) if field_ is None else field_
+    need = f.storage(ncols)
     if rows.shape[1] == need:
         return rows
-    out = np.zeros((rows.shape[0], need), dtype=np.uint64)
+    out = f.zeros(rows.shape[0], ncols)
     out[:, : rows.shape[1]] = rows
     return out
 
@@ -66,12 +68,12 @@ def kernel_of(res: Resolution, s: int, t: int) -> Subspace:
         return cached
     if s == 0:
         ngens = res.free(0).gens_below(t)
-        return reduce_with_identity(augmentation_matrix(res, t, ngens), res.module.dimension(t))[1]
+        return reduce_with_identity(augmentation_matrix(res, t, ngens), res.module.dimension(t), res.field)[1]
     fs, target = res.free(s), res.free(s - 1)
     ngens = fs.gens_below(t)
     target_ngens = target.gens_below(t)
     d = res.differential(s).matrix(t, np.arange(fs.dimension(t, ngens), dtype=np.int64), target_ngens)
-    return reduce_with_identity(d, target.dimension(t, target_ngens))[1]
+    return reduce_with_identity(d, target.dimension(t, target_ngens), res.field)[1]
 
 
 def cycles(res: Resolution, s: int, t: int) -> Subspace:
@@ -88,7 +90,7 @@ def step0(res: Resolution, t: int, keep_kernel: bool = True) -> int:
     ngens = f0.gens_below(t)
     eps = augmentation_matrix(res, t, ngens)
     m_dim = res.module.dimension(t)
-    image_pivots, kernel = reduce_with_identity(eps, m_dim)
+    image_pivots, kernel = reduce_with_identity(eps, m_dim, res.field)
     hit = np.zeros(m_dim, dtype=bool)
     hit[image_pivots] = True
     outputs = np.eye(m_dim, dtype=np.uint8)[~hit]
@@ -111,11 +113,11 @@ def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> 
     target_ngens = target.gens_below(t + 1)
     ncols = target.dimension(t, target_ngens)
     d = res.differential(s).matrix(t, np.arange(n, dtype=np.int64), target_ngens)
-    image_pivots, kernel = reduce_with_identity(d, ncols)
+    image_pivots, kernel = reduce_with_identity(d, ncols, res.field)
     if keep_kernel:
         res.set_kernel(s, t, kernel)
     desired = cycles(res, s, t)
     fresh = ~np.isin(desired.pivots, image_pivots)
-    outputs = pad_columns(desired.basis[fresh], ncols)
+    outputs = pad_columns(desired.basis[fresh], ncols, res.field)
     res.add_generators(s, t, outputs, target_ngens)
     return int(fresh.sum())

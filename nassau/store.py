@@ -22,7 +22,7 @@ from algebra.module import Module
 from algebra.module_loader import module_from_spec
 from algebra.module_json import ModuleSpec
 from charts.atomic import write_text_atomic
-from fp.packed import from_bool, to_bool, words
+from fp import field
 from nassau.region import Region
 from nassau.resolution import Resolution
 
@@ -49,6 +49,9 @@ class SaveDir:
         self.algorithm = algorithm
         self.fingerprint = module_fingerprint(spec)
         self.algebra = module.profile.describe()
+        #: Rows are stored as the field keeps them: packed little-endian words over F2, bytes over F_p.
+        self.field = field(module.algebra.prime)
+        self._wire = self.field.dtype.newbyteorder("<")
         self.files = self.path / "bidegrees"
         self.warnings: list[str] = []
         self.loaded = 0
@@ -60,7 +63,7 @@ class SaveDir:
 
     # -- manifest -------------------------------------------------------------------------------------
     def _identity(self) -> dict:
-        return {"format": FORMAT, "module": self.spec.display, "fingerprint": self.fingerprint, "prime": 2,
+        return {"format": FORMAT, "module": self.spec.display, "fingerprint": self.fingerprint, "prime": self.field.p,
                 "algebra": self.algebra, "algorithm": self.algorithm}
 
     def open(self, region: Region) -> None:
@@ -110,19 +113,20 @@ class SaveDir:
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
         if s == 0:
             ncols, ngens = res.module.dimension(t), 0
-            rows = from_bool(np.array(res.augmentation[first:last], dtype=bool).reshape(last - first, ncols))
+            rows = self.field.from_ints(np.array(res.augmentation[first:last], dtype=np.int64).reshape(last - first,
+                                                                                                       ncols))
         else:
             d = res.differential(s)
             outs = [d.output(g) for g in range(first, last)]
             ngens = outs[0][1] if outs else 0
             ncols = res.free(s - 1).dimension(t, ngens) if outs else 0
-            rows = np.array([v for v, _ in outs], dtype=np.uint64).reshape(len(outs), words(ncols))
+            rows = np.array([v for v, _ in outs], dtype=self.field.dtype).reshape(len(outs), self.field.storage(ncols))
         header = dict(self._identity(), s=s, t=t, count=last - first, ncols=ncols, target_ngens=ngens)
         self._write(self._file(s, t), header, rows)
 
     def _write(self, path: Path, header: dict, rows: np.ndarray) -> None:
         head = json.dumps(header, sort_keys=True).encode()
-        body = MAGIC + struct.pack("<II", FORMAT, len(head)) + head + np.ascontiguousarray(rows, "<u8").tobytes()
+        body = MAGIC + struct.pack("<II", FORMAT, len(head)) + head + np.ascontiguousarray(rows, self._wire).tobytes()
         blob = body + hashlib.blake2b(body, digest_size=_DIGEST).digest()
         tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
         with self._lock:
@@ -163,9 +167,10 @@ class SaveDir:
                 raise ValueError(f"header says {key} = {header.get(key)!r}, expected {want!r} (a foreign file)")
         count, ncols = int(header["count"]), int(header["ncols"])
         payload = body[start + hlen:]
-        if len(payload) != count * words(ncols) * 8:
+        width = self.field.storage(ncols)
+        if len(payload) != count * width * self._wire.itemsize:
             raise ValueError("payload length does not match its header")
-        rows = np.frombuffer(payload, dtype="<u8").astype(np.uint64).reshape(count, words(ncols))
+        rows = np.frombuffer(payload, dtype=self._wire).astype(self.field.dtype).reshape(count, width)
         return header, rows
 
     # -- resume ---------------------------------------------------------------------------------------
@@ -214,7 +219,7 @@ class SaveDir:
         if s == 0:
             if ncols != res.module.dimension(t):
                 raise ValueError("augmentation width does not match the module")
-            res.add_generators(0, t, to_bool(rows, ncols).astype(np.uint8))
+            res.add_generators(0, t, self.field.to_ints(rows, ncols).astype(np.uint8))
             return
         if count and res.free(s - 1).dimension(t, ngens) != ncols:
             raise ValueError("differential width does not match the saved generators below it")

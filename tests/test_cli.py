@@ -34,7 +34,7 @@ def _one_line_error(out, needle: str) -> None:
     (["resolve", "S_2", "--stem", "10", "--max-s", "-1"], "max s -1 is out of range"),
     (["resolve", "S_2", "--stem", "10", "--threads", "0"], "--threads must be at least 1"),
     (["resolve", "tmf2", "--stem", "10", "--algorithm", "nassau"], "does not apply to tmf2"),
-    (["resolve", "S_3", "--stem", "10"], "p = 3 is not supported yet"),
+    (["resolve", "S_3", "--stem", "10", "--algorithm", "nassau"], "implemented at p = 2 only"),
     (["resolve", "C2v14", "--stem", "10", "--algorithm", "nassau"], "does not apply to C2v14: it is defined as a cofiber"),
     (["resolve", "S_2", "--stem", "10", "--json", "/nonexistent/dir/out.json"], "does not exist"),
     (["resolve", "S_2", "--stem", "10", "--svg", "/"], "is a directory"),
