@@ -65,8 +65,8 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
     computation_args(m)
     m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in")
     m.add_argument("--send", action="append", default=[], metavar="X=Y[+Z...]",
-                   help="the image of a basis element of SOURCE (by name) as a sum of basis elements of TARGET, or "
-                        "0; unnamed elements go to 0 (repeat for several)")
+                   help="the image of a basis element of SOURCE (by name) as a sum of basis elements of TARGET, "
+                        "or 0; unnamed elements go to 0 (repeat for several)")
     m.add_argument("--degree", type=int, default=0, metavar="D", help="the map raises degrees by D (default 0)")
     m.add_argument("--name", default="f", help="the name printed on each line (default f)")
     m.add_argument("--json", metavar="FILE", help="also write the map as JSON (see README)")

@@ -37,7 +37,8 @@ class Bracket:
 
     def line(self) -> str:
         rows = ", ".join(vector_text(r) for r in self.indeterminacy)
-        return f"<a, b, x_({self.c.n}, {self.c.s}, {vector_text(self.c.vector)})> = {vector_text(self.offset)} + {{{rows}}}"
+        x = f"x_({self.c.n}, {self.c.s}, {vector_text(self.c.vector)})"
+        return f"<a, b, {x}> = {vector_text(self.offset)} + {{{rows}}}"
 
 
 def shift_of(a: ExtClass, b: ExtClass) -> tuple[int, int]:
