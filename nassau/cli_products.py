@@ -74,9 +74,9 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
 
     q = sub.add_parser("massey", help="Massey products <a, b, x> for every x of Ext(MODULE) with x b = 0",
                        description="Resolve MODULE (and the sphere beside it) and print <a, b, x_(n, s, [v])> = "
-                                   "[offset] + {indeterminacy} for every x in the kernel of b whose bracket lies in the "
-                                   "region and does not contain 0 (the reference's massey lines). a and b are classes "
-                                   "n,s,[v] of the sphere's Ext with a b = 0.")
+                                   "[offset] + {indeterminacy} for every x in the kernel of b whose bracket lies in "
+                                   "the region and does not contain 0 (the reference's massey lines). a and b are "
+                                   "classes n,s,[v] of the sphere's Ext with a b = 0.")
     computation_args(q)
     q.add_argument("--a", required=True, metavar="n,s,[v]", help="the first class, e.g. 7,1,[1] (h3)")
     q.add_argument("--b", required=True, metavar="n,s,[v]", help="the middle class, e.g. 0,4,[1] (h0^4)")
