@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from algebra.free_map import FreeMap
 from algebra.module_loader import load_module
 from algebra.products import COUNTERS
 from fp import to_bool
@@ -306,3 +307,35 @@ def test_maps_lifted_together_share_one_preimage_call_per_bidegree() -> None:
                  if s > m.s_shift and res.new_gens.get((s, t)) and t - m.t_shift >= res.min_degree + s - m.s_shift)
     differentials = sum(1 for s, t in outputs if s > 0)
     assert batches == builds + differentials
+
+
+def test_rows_below_the_targets_bottom_take_one_call(monkeypatch) -> None:
+    """A map lifted from g = x_(20,4,0) sends the generators of degree < 24 + s' to zero without a job each: one
+    output call per row for them, then one per lifted bidegree (reverting to per-bidegree zeros would make ~20 per
+    row)."""
+    res, region = run_engine("S_2", stem=25, max_s=9)
+    calls = []
+    original = FreeMap.add_outputs
+
+    def counting(self, degree, vectors, target_ngens):
+        calls.append(degree)
+        return original(self, degree, vectors, target_ngens)
+
+    monkeypatch.setattr(FreeMap, "add_outputs", counting)
+    f = ChainMap.from_class(res, res, 20, 4, np.array([1], dtype=np.uint8), region)
+    lift([f], {id(res): Preimages(res, "nassau")})
+    live = sum(1 for s in f.lifted for t in range(f.first_live_degree(s), f.lifted[s] + 1))
+    every = sum(f.lifted[s] - f.bottom(s) + 1 for s in f.lifted)
+    assert len(calls) <= len(f.lifted) + live < every / 2
+
+
+def test_massey_products_lift_all_classes_together() -> None:
+    """<h0, h1, x> for every x through stem 30: the f_x and the homotopies share the preimage calls of the unit's
+    few output bidegrees, instead of making their own per class."""
+    from nassau.massey import massey_products
+
+    res, region = run_engine("S_2", stem=30, max_s=10, algorithm="nassau")
+    pre = Preimages(res, "nassau")
+    brackets = massey_products(ExtAlgebra(res, res, pre), h(0), h(1), region)
+    assert len(brackets) >= 8
+    assert pre.counters["calls"] <= 10  # lifting per class would make about that many for each of them
