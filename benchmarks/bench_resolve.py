@@ -1,9 +1,10 @@
-"""Time whole resolutions of the sphere: wall time and peak RSS per stem, repeated, plus a profile split.
+"""Time whole resolutions (the sphere by default): wall time and peak RSS per stem, repeated, plus a profile split.
 
     python benchmarks/bench_resolve.py --algorithm nassau --stems 60 70 80 90 100 --threads 1 2 --repeat 3
     python benchmarks/bench_resolve.py --algorithm standard --stems 40 50 60 70 80 --threads 1
+    python benchmarks/bench_resolve.py --module S_3 --algorithm standard --stems 100 150 200 --max-s 50 --threads 1
 
-Each run is a fresh `python -m nassau resolve S_2 --stem N --max-s S --quiet` process, so the times include
+Each run is a fresh `python -m nassau resolve MODULE --stem N --max-s S --quiet` process, so the times include
 start-up and loading compiled kernels from numba's cache (a warm-up run fills the cache first and is not
 counted). Peak RSS is the child's maximum resident set (os.wait4). `--profile` adds one in-process run
 under cProfile per stem and splits its time into Milnor products, row reduction and the rest.
@@ -54,26 +55,27 @@ def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = 
     return wall, usage.ru_maxrss / 1024
 
 
-def profile_split(stem: int, max_s: int, algorithm: str) -> dict[str, float]:
+def profile_split(stem: int, max_s: int, algorithm: str, module_name: str = "S_2") -> dict[str, float]:
     """Seconds in products, row reduction and everything else, from one single-threaded in-process run."""
     from algebra.module_loader import load_module
     from nassau.engine import resolve
     from nassau.region import Region
 
-    module = load_module("S_2")
-    region = Region(max_s=max_s, min_degree=0, max_stem=stem)
+    module = load_module(module_name)
+    region = Region(max_s=max_s, min_degree=module.min_degree, max_stem=stem)
     prof = cProfile.Profile()
     start = time.perf_counter()
     prof.runcall(resolve, module, region, algorithm, 1)
     total = time.perf_counter() - start
     stats = pstats.Stats(prof).stats
-    products = sum(v[2] for k, v in stats.items() if k[2] == "_batch_kernel")
-    rref = sum(v[2] for k, v in stats.items() if k[2] in ("_m4ri", "_gauss_jordan"))
+    products = sum(v[2] for k, v in stats.items() if k[2] in ("_batch_kernel", "odd_batch_kernel"))
+    rref = sum(v[2] for k, v in stats.items() if k[2] in ("_m4ri", "_gauss_jordan", "_rref"))
     return {"total": total, "products": products, "row reduction": rref, "rest": total - products - rref}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--module", default="S_2", help="module to resolve (S_2, S_3, S_5, ...)")
     ap.add_argument("--algorithm", default="nassau", choices=["nassau", "standard"])
     ap.add_argument("--stems", type=int, nargs="+", default=[60, 70, 80])
     ap.add_argument("--max-s", type=int, default=15)
@@ -82,18 +84,19 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     print(f"# machine: {machine()}")
-    print(f"# S_2, s <= {args.max_s}, {args.algorithm}, {args.repeat} runs each after one warm-up")
-    run_once(min(args.stems), args.max_s, args.algorithm, 1)  # fill numba's cache
-    ref = REFERENCE.get(args.algorithm, {})
+    print(f"# {args.module}, s <= {args.max_s}, {args.algorithm}, {args.repeat} runs each after one warm-up")
+    run_once(min(args.stems), args.max_s, args.algorithm, 1, args.module)  # fill numba's cache
+    # The quoted reference figures are for S_2 only.
+    ref = REFERENCE.get(args.algorithm, {}) if args.module == "S_2" else {}
     print("stem threads   min s  median s   max s  peak RSS MiB   reference s (RSS MiB)")
     for stem in args.stems:
         for threads in args.threads:
-            runs = [run_once(stem, args.max_s, args.algorithm, threads) for _ in range(args.repeat)]
+            runs = [run_once(stem, args.max_s, args.algorithm, threads, args.module) for _ in range(args.repeat)]
             walls = [w for w, _ in runs]
             rss = max(r for _, r in runs)
-            table = REFERENCE_2CORES.get(args.algorithm, {}) if threads > 1 else ref
+            table = (REFERENCE_2CORES.get(args.algorithm, {}) if threads > 1 else ref) if ref else {}
             r = table.get(stem)
-            r_rss = REFERENCE_RSS_MIB.get(args.algorithm, {}).get(stem)
+            r_rss = REFERENCE_RSS_MIB.get(args.algorithm, {}).get(stem) if ref else None
             note = f"{r:.2f}" if r is not None else "-"
             if r_rss is not None:
                 note += f" ({r_rss})"
@@ -102,7 +105,7 @@ def main() -> None:
     if args.profile:
         print("stem  total s  products s  row reduction s  rest s   (one thread, in process, under cProfile)")
         for stem in args.stems:
-            p = profile_split(stem, args.max_s, args.algorithm)
+            p = profile_split(stem, args.max_s, args.algorithm, args.module)
             print(f"{stem:4d} {p['total']:8.2f} {p['products']:11.2f} {p['row reduction']:16.2f} {p['rest']:7.2f}",
                   flush=True)
 
