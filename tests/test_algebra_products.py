@@ -103,7 +103,7 @@ def one_at_a_time(batch: ProductBatch, basis: MilnorBasis, ncols: int) -> np.nda
     """The twin, with no compiled code: every product by Milnor's formula (milnor_naive), each term placed by its
     position in the basis list of its degree, XOR-ed into its block."""
     out = np.zeros((len(batch.row_r), ncols), dtype=bool)
-    for i, (rw, rd, lst) in enumerate(zip(batch.row_r, batch.row_deg, batch.row_terms)):
+    for i, (rw, rd, lst) in enumerate(zip(batch.row_r, batch.row_deg, batch.row_terms, strict=True)):
         for q in range(batch.term_start[lst], batch.term_start[lst + 1]):
             d = int(rd + batch.term_sdeg[q])
             position = {int(w): k for k, w in enumerate(basis.words(d))}

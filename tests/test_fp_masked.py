@@ -92,7 +92,7 @@ def test_pext_pdep_both_versions_match_a_python_loop(rng: np.random.Generator) -
     ms = rng.integers(0, np.iinfo(np.uint64).max, 1500, dtype=np.uint64, endpoint=True)
     ms[:50] = 0
     ms[50:100] = np.iinfo(np.uint64).max
-    for x, m in zip(xs, ms):
+    for x, m in zip(xs, ms, strict=True):
         extracted, deposited = pext_by_loop(int(x), int(m)), pdep_by_loop(int(x), int(m))
         assert int(bits.pext(x, m)) == int(bits.pext_soft(x, m)) == extracted
         assert int(bits.pdep(x, m)) == int(bits.pdep_soft(x, m)) == deposited

@@ -42,29 +42,33 @@ def random_dag(rng: np.random.Generator) -> tuple[list[tuple[int, int]], dict]:
     return jobs, deps
 
 
+def run_and_check(jobs: list[tuple[int, int]], deps: dict, threads: int, rng: np.random.Generator) -> None:
+    """Run the graph; every job once, never before one of its dependencies inside the set has finished."""
+    guard = threading.Lock()
+    done: list = []
+    early: list = []
+    reported: list = []
+
+    def work(s: int, t: int) -> None:
+        with guard:
+            early.extend((s, t, d) for d in deps[(s, t)] if d in deps and d not in done)
+        time.sleep(float(rng.random()) * 1e-4)  # vary the interleaving
+        with guard:
+            done.append((s, t))
+
+    def on_done(s: int, t: int) -> None:
+        with guard:
+            reported.append((s, t))
+
+    finishes(jobs, lambda s, t: deps[(s, t)], work, threads, on_done)
+    assert early == [], "jobs started before their dependencies finished"
+    assert sorted(done) == sorted(jobs) == sorted(reported)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3, 4])
 def test_every_job_runs_once_after_its_dependencies(threads: int, rng: np.random.Generator) -> None:
     for _ in range(25):
-        jobs, deps = random_dag(rng)
-        guard = threading.Lock()
-        done: list = []
-        early: list = []
-        reported: list = []
-
-        def work(s: int, t: int) -> None:
-            with guard:
-                early.extend((s, t, d) for d in deps[(s, t)] if d in deps and d not in done)
-            time.sleep(float(rng.random()) * 1e-4)  # vary the interleaving
-            with guard:
-                done.append((s, t))
-
-        def on_done(s: int, t: int) -> None:
-            with guard:
-                reported.append((s, t))
-
-        finishes(jobs, lambda s, t: deps[(s, t)], work, threads, on_done)
-        assert early == [], "jobs started before their dependencies finished"
-        assert sorted(done) == sorted(jobs) == sorted(reported)
+        run_and_check(*random_dag(rng), threads, rng)
 
 
 @pytest.mark.parametrize("threads", [2, 3, 4])
