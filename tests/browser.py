@@ -54,7 +54,9 @@ class Chromium:
         child_r, child_w = (fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10) for fd in (to_browser_r, from_browser_w))
         args = [path, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe", "--hide-scrollbars",
                 "--force-device-scale-factor=1", f"--window-size={width},{height}", f"--user-data-dir={profile}",
-                *NO_NETWORK, "about:blank"]
+                # A sandboxed iframe (the notebook's frame) stays in the page's process: its console reaches this
+                # session, and screenshots do not miss it, as they sometimes do with a frame in another process.
+                "--disable-features=IsolateSandboxedIframes", *NO_NETWORK, "about:blank"]
         quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
         self.pid = os.posix_spawn(path, args, os.environ, setpgroup=0, file_actions=[
             *quiet, (os.POSIX_SPAWN_DUP2, child_r, 3), (os.POSIX_SPAWN_DUP2, child_w, 4)])

@@ -80,11 +80,12 @@ class Page:
         return {(n, s, i): xy for n, s in self.chart.nonzero_bidegrees()
                 for i, xy in enumerate(frame.dots(n, s, self.chart.dim(n, s))[1])}
 
-    def greys(self, points: list[tuple[float, float]], reach: int = 1) -> list[float]:
+    def greys(self, points: list[tuple[float, float]], reach: int = 1,
+              canvas: str = "document.getElementById('chart')") -> list[float]:
         """The darkest grey (over white) within `reach` pixels of each canvas point, read from the canvas."""
         pts = [[round(x), round(y)] for x, y in points]
         return self.browser.evaluate(f"""(() => {{
-            const c = document.getElementById('chart'), copy = document.createElement('canvas');
+            const c = {canvas}, copy = document.createElement('canvas');
             [copy.width, copy.height] = [c.width, c.height];
             const g = copy.getContext('2d', {{willReadFrequently: true}});  // a copy: the page's canvas is not read
             g.drawImage(c, 0, 0);
@@ -301,30 +302,43 @@ def test_the_notebook_frame_runs_the_page(browser, tmp_path):
                     + notebook_html(reference_chart()) + "</body>", encoding="utf-8")
     since = len(browser.events)
     browser.open(path.as_uri())
-    browser.evaluate("new Promise(r => setTimeout(r, 300))")
-    grey = decode_png(browser.screenshot(0, 0, WIDTH, 520))[:, :, :3].mean(axis=2)
-    plot = grey[60:490, 50:WIDTH - 10]  # below the header's text, right of the axis labels: only the canvas
-    assert (plot < 60).sum() > 60 * 4  # at least the 60 dots (a blank or broken frame has none)
+    for _ in range(20):  # the frame draws on its own schedule: look again until it has (a busy machine is slow)
+        grey = decode_png(browser.screenshot(0, 0, WIDTH, 520))[:, :, :3].mean(axis=2)
+        dark = (grey[60:490, 50:WIDTH - 10] < 60).sum()  # below the header's text, right of the axis labels
+        if dark > 60 * 4:  # at least the 60 dots (a blank or broken frame has none)
+            break
+        browser.evaluate("new Promise(r => setTimeout(r, 250))")
+    assert dark > 60 * 4
     assert browser.errors(since) == []
 
 
 def test_a_heavy_chart_zooms_a_snapshot_then_redraws_every_dot(browser, tmp_path):
-    """Thousands of dots and lines: wheel frames move the last frame's picture (no redraw), and once the wheel
+    """Thousands of dots and lines: a wheel frame moves the last frame's picture (no redraw), and once the wheel
     pauses the chart is redrawn at the new view with every visible class where it belongs."""
     chart = dense_chart(40, 24)
     page = Page(browser, chart, tmp_path)
-    assert browser.evaluate("nassauChart.stats.quickFrames") == 0
+    total = len(page.dots())
     frame = chart_frame(chart)
-    browser.mouse("mouseWheel", *page.on_page(frame.x(20), frame.y(12)), deltaX=0, deltaY=-400)
-    page.settle()
     w, h = browser.evaluate("[document.getElementById('chart').clientWidth, document.getElementById('chart').clientHeight]")
 
     def shown() -> list[tuple[float, float]]:
         return [p for xy in page.dots().values() if 3 < (p := page.on_canvas(*xy))[0] < w - 3 and 3 < p[1] < h - 3]
 
-    total = len(page.dots())
-    assert browser.evaluate("[nassauChart.stats.quickFrames, nassauChart.stats.drawnDots]") == [1, total]
-    assert max(page.greys(shown())) < DARK  # the moved snapshot already has the dots where the new view wants them
+    # The wheel, then the frame it asked for, read in that same frame (before the redraw's timer can run).
+    x, y = page.on_page(frame.x(20), frame.y(12))
+    quick = browser.evaluate(f"""(async () => {{
+        document.getElementById('chart').dispatchEvent(new WheelEvent('wheel', {{deltaY: -400, clientX: {x},
+            clientY: {y}, bubbles: true, cancelable: true}}));
+        await new Promise(r => requestAnimationFrame(r));
+        const copy = document.createElement('canvas'), c = document.getElementById('chart');
+        [copy.width, copy.height] = [c.width, c.height];
+        copy.getContext('2d').drawImage(c, 0, 0);
+        window.quickFrame = copy;
+        return [nassauChart.stats.quickFrames, nassauChart.stats.drawnDots];
+    }})()""")
+    assert quick == [1, total]  # no redraw: the last full frame (the whole chart) was moved
+    page.settle()
+    assert max(page.greys(shown(), canvas="window.quickFrame")) < DARK  # the moved picture had the dots in place
     browser.evaluate("new Promise(r => setTimeout(r, 400))")
     page.settle()
     low, high = browser.evaluate("nassauChart.visibleStems()")

@@ -104,14 +104,14 @@
     }
   }
 
-  // A wheel or drag step: a full redraw if the last frame was light, else the snapshot moved, full once settled.
+  // A wheel or drag step: a full redraw if the last frame was light, else the snapshot moved, and the full redraw
+  // SETTLE_MS after the last moved frame.
   function gesture() {
     if (!snapshot.view) {
       schedule();
       return;
     }
     clearTimeout(settle);
-    settle = setTimeout(schedule, SETTLE_MS);
     if (!scheduled) {
       scheduled = quick = true;
       requestAnimationFrame(frame);
@@ -133,6 +133,7 @@
     ctx.drawImage(snapshot.canvas, 0, 0);
     drawAxes(visible());
     stats.quickFrames++;
+    settle = setTimeout(schedule, SETTLE_MS);
   }
 
   function draw() {
