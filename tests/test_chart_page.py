@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from charts.html import notebook_html, to_html
-from charts.model import Chart, Differential, Product, rows_through_stem
+from charts.model import Chart, Differential, Product, rows_rectangle, rows_through_stem
 from charts.svg import chart_frame, parse_svg
 from tests.browser import Chromium, browser_path, no_browser_reason
 from tests.test_charts_svg import dense_chart
@@ -346,4 +346,19 @@ def test_a_heavy_chart_zooms_a_snapshot_then_redraws_every_dot(browser, tmp_path
     assert 300 < len(shown()) < total / 2 and max(page.greys(shown())) < DARK
     drawn = browser.evaluate("[nassauChart.stats.quickFrames, nassauChart.stats.drawnDots]")
     assert drawn[0] == 1 and drawn[1] < total / 2  # redrawn, only what is in view
+    page.assert_clean()
+
+
+def test_negative_stems_a_crowded_bidegree_and_a_rectangle(browser, tmp_path):
+    """The SVG render test's chart: stems from -2, 13 classes on one dot (with its count), rows that end early."""
+    dims = {(-2, 0): 1, (-2, 1): 2, (0, 0): 3, (1, 1): 5, (3, 2): 13, (2, 3): 1}
+    products = [Product("h0", (-2, 0, 0), (-2, 1, 1)), Product("h1", (0, 0, 2), (1, 1, 4))]
+    chart = Chart("M", 2, "standard", 8, 4, -2, rows_rectangle(8, 4), dims, products)
+    page = Page(browser, chart, tmp_path)
+    assert max(page.greys([page.on_canvas(*xy) for xy in page.dots().values()])) < DARK
+    assert [n for n, _ in page.axis("x")][0] == -2
+    frame = chart_frame(chart)
+    crowded = page.tooltip(frame.x(3), frame.y(2))
+    assert crowded[0] == "13 classes: " + ", ".join(f"x_(3, 2, {i})" for i in range(13))
+    assert page.tooltip(frame.x(-2), frame.y(0))[2:] == ["h0 · x_(-2, 0, 0) = x_(-2, 1, 1)"]
     page.assert_clean()
