@@ -24,7 +24,7 @@ from charts.text import graded_dimension_string
 from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
-from nassau import api, cli_products
+from nassau import api, cli_products, cli_secondary
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
 from nassau.ext_mn import chart_min_degree, check_compatible, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text
@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     tensor.add_argument("target", metavar="N")
     tensor.add_argument("-o", "--output", metavar="FILE", help="write the module file here instead of stdout")
     cli_products.add_parsers(sub, _computation_args)
+    cli_secondary.add_parsers(sub, _computation_args)
     chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
                                        "print or write its chart. Nothing is recomputed.")
@@ -133,11 +134,13 @@ def main(argv: list[str] | None = None) -> int:
             return _ext(args)
         if args.command in cli_products.COMMANDS:
             return cli_products.run(args)
+        if args.command in cli_secondary.COMMANDS:
+            return cli_secondary.run(args)
         return _compute(args)
     except KeyboardInterrupt:
         print("nassau: interrupted" + _saved_note(args), file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (UserError, ModuleError, EngineError, StoreError, *cli_products.ERRORS) as exc:
+    except (UserError, ModuleError, EngineError, StoreError, *cli_products.ERRORS, *cli_secondary.ERRORS) as exc:
         print(f"nassau: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except JobFailed as exc:

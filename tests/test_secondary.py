@@ -1,0 +1,160 @@
+"""The Adams d2 from the secondary Steenrod algebra: the pair algebra's formulas, goldens, and identities."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from algebra.milnor_basis import MilnorBasis, format_element
+from algebra.module_loader import load_module
+from algebra.pair_algebra import PairAlgebra
+from nassau.engine import resolve
+from nassau.filtration_one import h_matrix
+from nassau.quasi_inverses import Preimages
+from nassau.region import Region
+from nassau.secondary import SecondaryError, d2_lines, d2_matrix, secondary_homotopy
+from tests.helpers import golden, run_cli
+
+
+@pytest.fixture(scope="module")
+def pair() -> PairAlgebra:
+    basis = MilnorBasis()
+    basis.extend(40)
+    return PairAlgebra(basis)
+
+
+def _names(basis: MilnorBasis, d: int, vec: np.ndarray) -> dict[str, int]:
+    return {format_element(basis.element(d, int(i))): int(vec[i]) for i in np.nonzero(vec)[0]}
+
+
+@pytest.mark.parametrize("r,s,z4,ys", [
+    ((1,), (1,), {"P(2)": 2}, {(0, 1): ["1"]}),
+    ((2,), (2,), {"P(4)": 2, "P(1, 1)": 1}, {}),
+    ((1,), (2,), {"P(3)": 3}, {(0, 1): ["P(1)"]}),
+    ((2,), (1,), {"P(3)": 3, "P(0, 1)": 1}, {(0, 1): ["P(1)"]}),
+    ((0, 1), (1,), {"P(1, 1)": 1}, {(0, 2): ["1"]}),
+    ((1,), (0, 1), {"P(1, 1)": 1}, {}),
+    ((4,), (4,), {"P(8)": 2, "P(5, 1)": 2, "P(2, 2)": 1}, {(0, 1): ["P(3, 1)"]}),
+    ((2, 1), (1,), {"P(3, 1)": 3, "P(0, 2)": 2}, {(0, 1): ["P(1, 1)"], (0, 2): ["P(2)"], (1, 2): ["P(1)"]}),
+])
+def test_sigma_products(pair: PairAlgebra, r: tuple, s: tuple, z4: dict, ys: dict) -> None:
+    """REFERENCE-SECONDARY 2.2's table."""
+    e = pair.sigma_product(r, s)
+    assert _names(pair.basis, e.degree, e.z4) == z4
+    got = {key: sorted(_names(pair.basis, e.degree + 1 - 2**key[0] - 2**key[1], v)) for key, v in e.ys.items() if v.any()}
+    assert got == {key: sorted(v) for key, v in ys.items()}
+
+
+@pytest.mark.parametrize("r,k,l,value", [
+    ((1,), 0, 1, ["P(2)"]), ((1,), 1, 2, []), ((0, 1), 0, 1, ["P(1, 1)"]), ((0, 2), 1, 3, ["P(0, 0, 2)"]),
+    ((1, 2), 0, 1, ["P(2, 2)"]), ((2,), 0, 1, ["P(3)", "P(0, 1)"]), ((3,), 0, 1, ["P(1, 1)"]),
+    ((2,), 1, 2, ["P(0, 2)"]), ((4,), 0, 2, []), ((0, 1), 0, 2, ["P(0, 2)"]),
+])
+def test_a_y(pair: PairAlgebra, r: tuple, k: int, l: int, value: list) -> None:
+    """REFERENCE-SECONDARY 2.3's values of A(Sq R, Y_{k,l})."""
+    d = sum(x * (2 ** (i + 1) - 1) for i, x in enumerate(r)) + 2**k + 2**l - 2
+    assert sorted(_names(pair.basis, d, pair.a_y(r, k, l))) == sorted(value)
+
+
+def test_a_of_a_square_is_zero(pair: PairAlgebra) -> None:
+    """A(Sq1, sigma Sq1 sigma Sq1) = Sq2 + Sq2 = 0."""
+    assert not pair.a_multiply((1,), pair.sigma_product((1,), (1,))).any()
+
+
+def lifted(module: str, algorithm: str = "standard", stem: int = 30, max_s: int = 7, threads: int = 1):
+    m = load_module(module)
+    region = Region(max_s=max_s, min_degree=m.min_degree, max_stem=stem)
+    res = resolve(m, region, algorithm, threads)
+    method = "nassau" if algorithm == "nassau" else "standard"
+    return secondary_homotopy(res, region, Preimages(res, method), threads), region
+
+
+@pytest.mark.parametrize("name,module,algorithm", [
+    ("secondary-S_2", "S_2", "standard"), ("secondary-C2", "C2", "standard"),
+    ("secondary-C2-nassau", "C2", "nassau"), ("secondary-tmf", "A-mod-Sq1-Sq2-Sq4", "standard"),
+])
+def test_goldens(name: str, module: str, algorithm: str) -> None:
+    h, region = lifted(module, algorithm)
+    assert d2_lines(h, region) == golden(name)
+
+
+def test_cli_prints_the_golden(tmp_path: Path) -> None:
+    out = run_cli("secondary", "S_2", "--stem", "30", "--max-s", "7", "--quiet", "--json", str(tmp_path / "d.json"))
+    assert out.returncode == 0 and out.stdout.decode() == golden("secondary-S_2")
+    data = json.loads((tmp_path / "d.json").read_text())
+    assert {"source": [15, 1, 0], "target": [14, 3], "vector": [1]} in data["d2"] and len(data["d2"]) == 18
+
+
+@pytest.fixture(scope="module")
+def sphere():
+    return lifted("S_2", "standard", stem=40, max_s=9)
+
+
+NAMED = {(15, 1): (14, 3), (17, 4): (16, 6), (23, 7): (22, 9), (25, 8): (24, 10), (26, 7): (25, 9),
+         (29, 7): (28, 9), (31, 1): (30, 3)}
+
+
+def test_known_differentials(sphere) -> None:
+    """Isaksen's tables (REFERENCE-SECONDARY 8): d2 h4 = h0 h3^2, d2 e0 = h1^2 d0, d2 i = h0 Pd0, d2 Pe0 = h1^2 Pd0,
+    d2 j = h0 Pe0, d2 k = h0 d0^2, d2 h5 = h0 h4^2; and d2 = 0 on h0..h3, c0, h1 h4, d0."""
+    h, region = sphere
+    for (n, s), _ in NAMED.items():
+        if region.contains(s + 2, n + s + 1):
+            assert d2_matrix(h, n, s).tolist() == [[1]], (n, s)
+    for n, s in [(0, 1), (1, 1), (3, 1), (7, 1), (8, 3), (16, 2), (14, 4)]:
+        assert not d2_matrix(h, n, s).any(), (n, s)
+
+
+def test_d2_squares_to_zero_and_is_a_derivation(sphere) -> None:
+    h, region = sphere
+    res = h.source
+    dims = {(t - s, s): k for (s, t), k in res.dims().items() if k}
+    composed = derivations = 0
+    for (n, s) in sorted(dims):
+        if not region.contains(s + 4, n + s + 2):
+            continue
+        d = d2_matrix(h, n, s).astype(np.int64)
+        if dims.get((n - 1, s + 2)) and dims.get((n - 2, s + 4)):
+            assert not ((d @ d2_matrix(h, n - 1, s + 2)) % 2).any(), (n, s)
+            composed += 1
+        for i in range(3):
+            shift = (1 << i) - 1
+            if not (dims.get((n + shift, s + 1)) and region.contains(s + 3, n + shift + s + 2)):
+                continue
+            left = (h_matrix(res, i, n, s).astype(np.int64) @ d2_matrix(h, n + shift, s + 1)) % 2
+            right = (d @ h_matrix(res, i, n - 1, s + 2)) % 2 if dims.get((n - 1, s + 2)) else np.zeros_like(left)
+            assert np.array_equal(left, right), (i, n, s)
+            derivations += 1
+    assert composed > 3 and derivations > 50
+
+
+def test_standard_and_nassau_give_the_same_d2() -> None:
+    a, region = lifted("S_2", "standard", stem=30, max_s=8)
+    b, _ = lifted("S_2", "nassau", stem=30, max_s=8)
+    assert d2_lines(a, region) == d2_lines(b, region)
+
+
+def test_threads_do_not_change_d2() -> None:
+    a, region = lifted("C2", "standard", stem=30, max_s=8, threads=1)
+    b, _ = lifted("C2", "standard", stem=30, max_s=8, threads=2)
+    assert d2_lines(a, region) == d2_lines(b, region)
+
+
+def test_obstruction_at_s3_is_reported(tmp_path: Path) -> None:
+    """The reference's cofib_h4 (x0, x16 with Sq16 x0 = x16) fails to lift at (n, s) = (14, 3)."""
+    path = tmp_path / "cofib_h4.json"
+    path.write_text(json.dumps({"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x16": 16},
+                                "actions": ["Sq16 x0 = x16"]}))
+    m = load_module(str(path))
+    region = Region(max_s=5, min_degree=0, max_stem=20)
+    with pytest.raises(SecondaryError, match=r"failed to lift at \(n=14, s=3\)"):
+        secondary_homotopy(resolve(m, region, "standard", 1), region)
+
+
+@pytest.mark.parametrize("module,needle", [("S_3", "p = 3"), ("ko", "over A(1)")])
+def test_bad_modules(module: str, needle: str) -> None:
+    out = run_cli("secondary", module, "--stem", "10")
+    lines = out.stderr.decode().strip().splitlines()
+    assert out.returncode == 2 and len(lines) == 1 and needle in lines[0]
