@@ -97,7 +97,7 @@ def main() -> None:
             page = Path(tmp) / f"S_2-{stem}.html"
             html = ext.html()
             page.write_text(html, encoding="utf-8")
-            first, shot, zoom, full = [], [], [], []
+            first, shot, zoom, redraw = [], [], [], []
             for _ in range(args.repeat):
                 start = time.perf_counter()
                 browser.open(page.as_uri())
@@ -106,10 +106,10 @@ def main() -> None:
                 first.append(browser.evaluate("nassauChart.stats.firstFrame"))
                 z, f = browser.evaluate(PROBE)
                 zoom += z
-                full += f
+                redraw += f
             print(f"{stem:4d} {len(ext.generators):7d} {len(ext.products):6d} {len(html.encode()) / 1024:9.0f} "
                   f"{len(ext.svg().encode()) / 1024:8.0f} | {spread(first):>27} | {spread(shot):>28} | "
-                  f"{spread(zoom):>26} | {spread(full):>34}", flush=True)
+                  f"{spread(zoom):>26} | {spread(redraw):>34}", flush=True)
 
 
 if __name__ == "__main__":
