@@ -33,7 +33,8 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
                 continue
             at = [x for x in nonzero_bidegrees(res, region) if below_top(region, x[0] + c.n, x[1] + c.s)]
             for (n, s), mat in alg.products(c, at).items():
-                entries.extend(Product(name, (n, s, int(j)), (n + c.n, s + c.s, int(k))) for j, k in zip(*np.nonzero(mat)))
+                entries.extend(Product(name, (n, s, int(j)), (n + c.n, s + c.s, int(k)))
+                               for j, k in zip(*np.nonzero(mat)))
     return Chart(module=module_name, prime=res.field.p, algorithm=algorithm, max_stem=region.chart_max_stem,
                  max_s=region.max_s, min_degree=res.min_degree, rows=rows, dims=dims, products=entries,
                  operations=shifts)
