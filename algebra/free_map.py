@@ -84,9 +84,10 @@ class FreeMap:
             coef = self.term_coef if self.field.p != 2 else None
         # Offsets of every target generator known now (a superset of those the terms name); the rows only
         # reach the first target_ngens of them.
-        tgt_off = self.target.offsets(t - self.shift)
+        tgt_off = self.target.product_offsets(t - self.shift)
         return ProductBatch(row_r=r_words, row_deg=rdeg, row_terms=gens.astype(np.int64), term_start=term_start,
-                            term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen], term_coef=coef)
+                            term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen], term_coef=coef,
+                            term_gen=term_gen)
 
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
                col_map: np.ndarray | None = None, ncols: int | None = None,
@@ -94,12 +95,14 @@ class FreeMap:
         """Matrix of this map in degree t (over its field): one row per given source basis index (default: all).
 
         target_ngens restricts the columns to the blocks of the first target generators; col_map (with
-        ncols) restricts them further to a column mask, and forbid prunes products outside it early.
+        ncols) restricts them further to a column mask, and forbid prunes products outside it early. Over an
+        unstable free module the target's own map drops the terms of too large excess.
         """
         if rows is None:
             rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
-        full_cols = self.target.dimension(t - self.shift, target_ngens)
-        width = full_cols if col_map is None else ncols
+        width = self.target.dimension(t - self.shift, target_ngens) if col_map is None else ncols
+        if col_map is None:
+            col_map = self.target.excess_columns(t - self.shift, target_ngens)
         out = self.field.zeros(len(rows), width)
         if len(rows):
             run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid)

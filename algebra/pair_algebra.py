@@ -18,12 +18,13 @@ import numpy as np
 from numba import njit
 
 from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_kernels import rank_of, unpack_into
-from algebra.ppart import MAX_LEN, degree, pack
+from algebra.milnor_kernels import product_into, rank_of, unpack_into
+from algebra.ppart import FIELD_SHIFT, MAX_LEN, degree, pack
 from algebra.products import multiply
 
 #: Largest n of the binomial table mod 4 (degrees of the secondary computations stay far below).
 BINOM_MAX = 1024
+_SHIFT = FIELD_SHIFT.copy()
 
 
 @lru_cache(maxsize=None)
@@ -38,18 +39,20 @@ def binomials_mod4() -> np.ndarray:
 
 
 @njit(cache=True, nogil=True)
-def _z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out):
+def z4_workspace():
+    """Scratch for _z4_product, allocated once per batch."""
+    return (np.zeros(MAX_LEN + 1, dtype=np.int64), np.zeros(MAX_LEN + 1, dtype=np.int64),
+            np.zeros(MAX_LEN + 2, dtype=np.int64), np.zeros(MAX_LEN + 2, dtype=np.int64),
+            np.zeros((MAX_LEN + 2, MAX_LEN + 2), dtype=np.int64), np.zeros((MAX_LEN + 1) * (MAX_LEN + 1), dtype=np.int64),
+            np.zeros(2 * MAX_LEN + 2, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
     """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4, for every Milnor matrix."""
-    sc = np.zeros(4 * MAX_LEN + 4, dtype=np.int64)
-    r = np.zeros(MAX_LEN + 1, dtype=np.int64)
-    s = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    r, s, rem_row, rem_col, x, val, t = ws
     m = unpack_into(r_word, r, 0)
     k = unpack_into(s_word, s, 0)
-    rem_row = np.zeros(MAX_LEN + 2, dtype=np.int64)
-    rem_col = np.zeros(MAX_LEN + 2, dtype=np.int64)
-    x = np.zeros((MAX_LEN + 2, MAX_LEN + 2), dtype=np.int64)
-    val = np.zeros((MAX_LEN + 1) * (MAX_LEN + 1), dtype=np.int64)
-    t = np.zeros(2 * MAX_LEN + 2, dtype=np.int64)
     for i in range(1, m + 1):
         rem_row[i] = r[i - 1]
     for j in range(1, k + 1):
@@ -99,7 +102,6 @@ def _z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out):
             out[idx] = (out[idx] + coef) % 4
         if not cells:
             break
-    return sc[0]
 
 
 @dataclass
@@ -149,7 +151,7 @@ class PairAlgebra:
         b.extend(d + 1)
         out = self.zero(d)
         _z4_product(np.uint64(pack(r)), np.uint64(pack(s)), d, b.rank_g, b.index_map, b.index_map_offset,
-                    binomials_mod4(), out.z4)
+                    binomials_mod4(), out.z4, z4_workspace())
         rr = list(r)
         for k in range(len(s)):
             if s[k] < 1:
@@ -229,3 +231,84 @@ def _trim(r: list[int] | tuple[int, ...]) -> tuple[int, ...]:
     while r and r[-1] == 0:
         r.pop()
     return tuple(r)
+
+
+# -- batches: the same products for many rows in one compiled call -------------------------------------------
+@njit(cache=True, nogil=True)
+def z4_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, g, index_map, map_offset,
+             binom):
+    """out[i, term_col + index(T)] += the Z/4 coefficient of Sq(T) in sigma(row_r[i]) sigma(term_s), for every
+    term of row i's list (out: int8 rows, values kept mod 4)."""
+    ws = z4_workspace()
+    for i in range(row_r.shape[0]):
+        lst = row_terms[i]
+        for q in range(term_start[lst], term_start[lst + 1]):
+            _z4_product(row_r[i], term_s[q], row_deg[i] + term_sdeg[q], g, index_map, map_offset, binom,
+                        out[i, term_col[q]:], ws)
+
+
+@njit(cache=True, nogil=True)
+def y_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, key_col, key_of, g, index_map,
+            map_offset, scratch):
+    """The Y-parts of sigma(row_r[i]) sigma(term_s) XOR-ed into packed rows: the product
+    Sq(R - 2^k e_n - 2^k e_m) Sq(S - e_{k+1}) goes to key (m + k, n + k), at column key_col[term, key] (-1: the
+    block is empty there). key_of[a, b] numbers the keys (a < b)."""
+    r = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    s = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    made = 0
+    empty = np.zeros(0, dtype=np.int64)
+    forbid = np.zeros(2 * MAX_LEN + 1, dtype=np.int64)
+    for i in range(row_r.shape[0]):
+        m_len = unpack_into(row_r[i], r, 0)
+        lst = row_terms[i]
+        for q in range(term_start[lst], term_start[lst + 1]):
+            k_len = unpack_into(term_s[q], s, 0)
+            for k in range(k_len):
+                if s[k] < 1:
+                    continue
+                s_less = np.uint64(term_s[q]) - (np.uint64(1) << np.uint64(_SHIFT[k]))
+                for n in range(1, m_len + 1):
+                    if r[n - 1] < (1 << k):
+                        continue
+                    for m in range(0, n):
+                        if m and r[m - 1] < (1 << k):
+                            continue
+                        key = key_of[m + k, n + k]
+                        col = key_col[q, key]
+                        if col < 0:
+                            continue
+                        left = np.uint64(row_r[i]) - (np.uint64(1 << k) << np.uint64(_SHIFT[n - 1]))
+                        drop = ((1 << n) - 1) << k
+                        if m:
+                            left -= np.uint64(1 << k) << np.uint64(_SHIFT[m - 1])
+                            drop += ((1 << m) - 1) << k
+                        d = row_deg[i] - drop + term_sdeg[q] - ((2 << k) - 1)
+                        made += product_into(out, i, col, left, s_less, d, g, index_map, map_offset, empty, forbid,
+                                             scratch)
+    return made
+
+
+@njit(cache=True, nogil=True)
+def a_y_batch(out, r_words, r_degs, ks, ls, g, index_map, map_offset, scratch):
+    """Row n of `out` (packed) = A(Sq R_n, Y_{k_n, l_n}) = sum over i, j of Sq(e_{k+i} + e_{l+j}) Sq(R - 2^k e_i - 2^l e_j)
+    (REFERENCE-SECONDARY 2.3; the twin is PairAlgebra.a_y)."""
+    r = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    empty = np.zeros(0, dtype=np.int64)
+    forbid = np.zeros(2 * MAX_LEN + 1, dtype=np.int64)
+    for n in range(r_words.shape[0]):
+        length = unpack_into(r_words[n], r, 0)
+        k, l = ks[n], ls[n]
+        deg = r_degs[n] + (1 << k) + (1 << l) - 2
+        for i in range(max(1, l - k), length + 1):
+            if r[i - 1] < (1 << k):
+                continue
+            after_i = np.uint64(r_words[n]) - (np.uint64(1 << k) << np.uint64(_SHIFT[i - 1]))
+            for j in range(0, min(i + k - l, length) + 1):
+                rest = after_i
+                if j:
+                    entry = r[j - 1] - ((1 << k) if j == i else 0)
+                    if entry < (1 << l):
+                        continue
+                    rest -= np.uint64(1 << l) << np.uint64(_SHIFT[j - 1])
+                left = (np.uint64(1) << np.uint64(_SHIFT[k + i - 1])) + (np.uint64(1) << np.uint64(_SHIFT[l + j - 1]))
+                product_into(out, n, 0, left, rest, deg, g, index_map, map_offset, empty, forbid, scratch)

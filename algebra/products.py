@@ -46,6 +46,8 @@ class ProductBatch:
     term_col: np.ndarray
     #: Coefficient of each term (odd primes; at p = 2 every term is 1 and this stays None).
     term_coef: np.ndarray | None = None
+    #: The target generator of each term, for callers that lay out their own columns (None when not needed).
+    term_gen: np.ndarray | None = None
 
 
 @njit(cache=True, nogil=True)

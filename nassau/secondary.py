@@ -14,36 +14,128 @@ of 1 g_j in h_{s+2}(g'). d2 depends only on the resolution, not on the quasi-inv
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from algebra.milnor_kernels import SCRATCH
 from algebra.module import Module
-from algebra.pair_algebra import Element, PairAlgebra
-from fp import from_bool
+from algebra.pair_algebra import Element, PairAlgebra, a_y_batch, binomials_mod4, y_batch, z4_batch
+from algebra.ppart import FIELD_MASK, MAX_LEN
+from algebra.products import ProductBatch, run_batch
+from fp import from_bool, gf2_matmul, to_bool, words
 from nassau.chain_map import ChainMap, lift
 from nassau.quasi_inverses import LiftError, Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
 
 
+#: The bits of r_1 in a packed Milnor word.
+R1_MASK = int(FIELD_MASK[0])
+
+
 class SecondaryError(ValueError):
     """The secondary lift cannot be made (odd prime, profile, or an obstruction at s = 3)."""
 
 
+@dataclass
+class Composite:
+    """C_s(g) on one generator g of F_s (degree t), finalized (its Z/4 part even): twos, packed over F_{s-2}(t), and
+    for each key (k, l) the Y-part, packed over F_{s-2}(t + 1 - 2^k - 2^l)."""
+
+    twos: np.ndarray
+    ys: dict[tuple[int, int], np.ndarray]
+    _terms: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def part(self, key: tuple[int, int] | None, low, deg: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The terms P(S) h of twos (key None) or of the Y-part `key`, a vector of F_{s-2} in degree deg:
+        (packed S, generator h, degree of S), computed once."""
+        hit = self._terms.get(key)
+        if hit is None:
+            vec = self.twos if key is None else self.ys[key]
+            gens, ws = low.basis_words(deg)
+            bits = to_bool(vec[None, :], len(gens))[0]
+            hit = self._terms[key] = (ws[bits], gens[bits], deg - low.gen_degrees[gens[bits]])
+        return hit
+
+
 class Composites:
-    """C_s(g) per generator, computed once on demand: {target generator of F_{s-2}: kernel element}."""
+    """The composites of every generator, computed a bidegree at a time in three compiled calls (the Z/4 parts,
+    the Y-parts, the per-generator sums) and kept; `twin` is the product-at-a-time version the tests compare."""
 
     def __init__(self, res: Resolution, pair: PairAlgebra) -> None:
         self.res, self.pair = res, pair
         self._lock = threading.Lock()
-        self._done: dict[tuple[int, int], dict[int, Element]] = {}
+        self._done: dict[tuple[int, int], dict[int, Composite]] = {}
 
-    def __call__(self, s: int, g: int) -> dict[int, Element]:
-        key = (s, g)
+    def __call__(self, s: int, g: int) -> Composite:
+        t = int(self.res.free(s).gen_degrees[g])
         with self._lock:
-            hit = self._done.get(key)
-        if hit is not None:
-            return hit
+            hit = self._done.get((s, t))
+        if hit is None:
+            hit = self._bidegree(s, t)
+            with self._lock:
+                hit = self._done.setdefault((s, t), hit)
+        return hit[g]
+
+    def _bidegree(self, s: int, t: int) -> dict[int, Composite]:
+        res, basis = self.res, self.res.algebra
+        fs, mid, low = res.free(s), res.free(s - 1), res.free(s - 2)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        width_mid = mid.dimension(t)
+        support = np.zeros((last - first, width_mid), dtype=bool)
+        for row, g in enumerate(range(first, last)):
+            vec, ngens = res.differential(s).output(g)
+            support[row, :mid.dimension(t, ngens)] = to_bool(vec[None, :], mid.dimension(t, ngens))[0]
+        used = np.nonzero(support.any(axis=0))[0]
+        batch = compact(res.differential(s - 1).batch(t, used))
+        width_low = low.dimension(t)
+        z4 = np.zeros((len(used), width_low), dtype=np.int8)
+        if len(used):
+            z4_batch(z4, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
+                     batch.term_col, basis.rank_g, basis.index_map, basis.index_map_offset, binomials_mod4())
+        incidence = support[:, used].astype(np.int64)
+        totals = (incidence @ z4.astype(np.int64)) % 4
+        if (totals % 2).any():
+            g = first + int(np.nonzero((totals % 2).any(axis=1))[0][0])
+            raise SecondaryError(f"the lifted composite d d on {fs.gen_names[g]} is not in the kernel")
+        twos = from_bool((totals // 2 % 2).astype(bool)) if totals.size else np.zeros((last - first, 0), np.uint64)
+        keys, segments, ys = self._y_parts(t, low, batch, incidence, len(used))
+        out = {}
+        for row, g in enumerate(range(first, last)):
+            parts = {}
+            for key, (start, width) in zip(keys, segments, strict=True):
+                bits = to_bool(ys[row:row + 1], start + width)[0, start:start + width]
+                if bits.any():
+                    parts[key] = from_bool(bits[None, :])[0]
+            out[g] = Composite(twos[row] if twos.size else np.zeros(0, dtype=np.uint64), parts)
+        return out
+
+    def _y_parts(self, t: int, low, batch: ProductBatch, incidence: np.ndarray, nrows: int):
+        """The Y-parts of all rows (one packed matrix, one column segment per key), summed per generator."""
+        basis = self.res.algebra
+        keys = [(k, l) for l in range(MAX_LEN + 2) for k in range(l) if (1 << k) + (1 << l) <= t + 1]
+        key_of = np.full((2 * MAX_LEN + 2, 2 * MAX_LEN + 2), 0, dtype=np.int64)
+        segments, key_col, start = [], np.full((len(batch.term_s), max(len(keys), 1)), -1, dtype=np.int64), 0
+        gen_of_term = batch.term_gen
+        for n, (k, l) in enumerate(keys):
+            key_of[k, l] = n
+            d_key = t + 1 - (1 << k) - (1 << l)
+            off = low.offsets(d_key)
+            width = int(off[-1])
+            key_col[:, n] = start + off[gen_of_term]
+            segments.append((start, width))
+            start += width
+        ys = np.zeros((nrows, words(start)), dtype=np.uint64)
+        if nrows and keys:
+            y_batch(ys, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
+                    key_col, key_of, basis.rank_g, basis.index_map, basis.index_map_offset, np.zeros(SCRATCH, np.int64))
+        summed = gf2_matmul(from_bool(incidence.astype(bool)), ys, nrows, start) if nrows else \
+            np.zeros((incidence.shape[0], words(start)), dtype=np.uint64)
+        return keys, segments, summed
+
+    def twin(self, s: int, g: int) -> dict[int, Element]:
+        """C_s(g) by sigma products one at a time: {F_{s-2} generator: kernel element}."""
         res, pair = self.res, self.pair
         d_s, d_prev = res.differential(s), res.differential(s - 1)
         low_degrees = res.free(s - 2).gen_degrees
@@ -53,18 +145,27 @@ class Composites:
             a = res.algebra.unpack(int(d_s.term_s[k]))
             mid = int(d_s.term_gen[k])
             for q in range(int(d_prev.term_start[mid]), int(d_prev.term_start[mid + 1])):
-                b = res.algebra.unpack(int(d_prev.term_s[q]))
                 low = int(d_prev.term_gen[q])
-                elem = out.get(low)
-                if elem is None:
-                    elem = out[low] = pair.zero(t - int(low_degrees[low]))
-                elem.add(pair.sigma_product(a, b))
-        for low, elem in out.items():
-            if not elem.is_kernel:
-                raise SecondaryError(f"the lifted composite d d on {res.free(s).gen_names[g]} is not in the kernel "
-                                     f"(at its F_{s - 2} generator {res.free(s - 2).gen_names[low]})")
-        with self._lock:
-            return self._done.setdefault(key, out)
+                if low not in out:
+                    out[low] = pair.zero(t - int(low_degrees[low]))
+                out[low].add(pair.sigma_product(a, res.algebra.unpack(int(d_prev.term_s[q]))))
+        return out
+
+
+def compact(batch: ProductBatch) -> ProductBatch:
+    """The batch with only the term lists its rows use, renumbered (so per-term tables stay small); term_gen
+    names each kept term's target generator, term_col its column."""
+    lists = np.unique(batch.row_terms)
+    starts, ends = batch.term_start[lists], batch.term_start[lists + 1]
+    take = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)]) if len(lists) else \
+        np.zeros(0, dtype=np.int64)
+    new_start = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
+    remap = np.searchsorted(lists, batch.row_terms)
+    out = ProductBatch(row_r=batch.row_r, row_deg=batch.row_deg, row_terms=remap.astype(np.int64),
+                       term_start=new_start, term_s=batch.term_s[take], term_sdeg=batch.term_sdeg[take],
+                       term_col=batch.term_col[take])
+    out.term_gen = batch.term_gen[take]
+    return out
 
 
 class SecondaryHomotopy(ChainMap):
@@ -78,27 +179,68 @@ class SecondaryHomotopy(ChainMap):
         self.pair = PairAlgebra(res.algebra)
         self.composites = Composites(res, self.pair)
         self._checks: dict[tuple[int, int], np.ndarray] = {}
+        self._ay_words: dict[tuple[int, int, int], tuple[np.ndarray, int]] = {}
 
     def intermediate(self, s: int, t: int, width_gens: int) -> np.ndarray:
         """The A-terms of (*) for the generators of F_s in degree t, packed over F_{s-3}(t - 1) (first width_gens
-        generators)."""
-        res, pair = self.source, self.pair
-        fs, low = res.free(s), res.free(s - 3)
+        generators): every product L V, where L is Sq(R - e_1) or a term of A(Sq R, Y_{k,l}) and V the matching part
+        of C_{s-1}(g'), for the terms Sq(R) g' of d_s g. Each distinct term Sq(R) g' is expanded once, all products
+        are one batch, and the generators' sums are one product with the incidence of terms."""
+        res = self.source
+        fs, mid, low = res.free(s), res.free(s - 1), res.free(s - 3)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
-        off = low.offsets(t - 1, width_gens)
-        rows = np.zeros((last - first, int(off[-1])), dtype=np.uint8)
+        out_off = low.offsets(t - 1, width_gens)
+        width = int(out_off[-1])
         d = res.differential(s)
-        for row, g in enumerate(range(first, last)):
-            for k in range(int(d.term_start[g]), int(d.term_start[g + 1])):
-                a = res.algebra.unpack(int(d.term_s[k]))
-                for target, x in self.composites(s - 1, int(d.term_gen[k])).items():
-                    if target >= width_gens:
-                        continue
-                    v = pair.a_multiply(a, x)
-                    if v.any():
-                        start = int(off[target])
-                        rows[row, start:start + len(v)] ^= v
-        return from_bool(rows.astype(bool)) if rows.size else np.zeros((last - first, 0), dtype=np.uint64)
+        spans = [(int(d.term_start[g]), int(d.term_start[g + 1])) for g in range(first, last)]
+        idx = np.concatenate([np.arange(a, b) for a, b in spans]) if spans else np.zeros(0, dtype=np.int64)
+        if len(idx) == 0:
+            return np.zeros((last - first, words(width)), dtype=np.uint64)
+        owners = np.repeat(np.arange(last - first), [b - a for a, b in spans])
+        key = np.column_stack([d.term_s[idx].view(np.int64), d.term_gen[idx]])
+        pairs, first_at, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        self._fill_a_y(pairs, d.term_sdeg[idx[first_at]], s)
+        plan = _Plan(low, out_off)
+        for p, (word, gp) in enumerate(pairs):
+            comp = self.composites(s - 1, int(gp))
+            deg_r = int(d.term_sdeg[idx[first_at[p]]])
+            deg_v = int(mid.gen_degrees[gp])
+            if word & R1_MASK and comp.twos.any():  # r_1 >= 1: Sq(R - e_1) is one less in the lowest field
+                plan.rows(p, np.array([np.uint64(word) - np.uint64(1)]), deg_r - 1, comp.part(None, low, deg_v))
+            for k, l in comp.ys:
+                lefts, ay_deg = self._a_y(int(word), deg_r, k, l)
+                if len(lefts):
+                    plan.rows(p, lefts, ay_deg, comp.part((k, l), low, deg_v + 1 - (1 << k) - (1 << l)))
+        incidence = np.zeros((last - first, len(pairs)), dtype=bool)
+        incidence[owners, inverse.ravel()] = True
+        return plan.run(res.algebra, incidence, width)
+
+    def _fill_a_y(self, pairs: np.ndarray, degrees: np.ndarray, s: int) -> None:
+        """Compute every A(Sq R, Y_{k,l}) these terms need and the memo lacks, in one compiled call."""
+        need = {}
+        for (word, gp), deg in zip(pairs, degrees, strict=True):
+            for k, l in self.composites(s - 1, int(gp)).ys:
+                key = (int(word), k, l)
+                if key not in self._ay_words:
+                    need[key] = int(deg)
+        if not need:
+            return
+        basis = self.source.algebra
+        keys = list(need)
+        top = max(need[key] + (1 << key[1]) + (1 << key[2]) - 2 for key in keys)
+        basis.extend(top)
+        out = np.zeros((len(keys), words(max(basis.dimension(e) for e in range(top + 1)))), dtype=np.uint64)
+        a_y_batch(out, np.array([w for w, _, _ in keys], dtype=np.uint64), np.array([need[key] for key in keys]),
+                  np.array([k for _, k, _ in keys]), np.array([l for _, _, l in keys]), basis.rank_g, basis.index_map,
+                  basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
+        for n, key in enumerate(keys):
+            deg = need[key] + (1 << key[1]) + (1 << key[2]) - 2
+            bits = to_bool(out[n:n + 1], basis.dimension(deg))[0]
+            self._ay_words[key] = (basis.words(deg)[bits], deg)
+
+    def _a_y(self, word: int, deg_r: int, k: int, l: int) -> tuple[np.ndarray, int]:
+        """The Milnor basis words of A(Sq R, Y_{k,l}) and their degree (from the memo _fill_a_y keeps)."""
+        return self._ay_words[(int(word), k, l)]
 
     def cycles(self, s: int, t: int, preimages: Preimages) -> np.ndarray:
         base = super().cycles(s, t, preimages)
@@ -121,6 +263,70 @@ class SecondaryHomotopy(ChainMap):
                 raise SecondaryError(f"failed to lift at (n={t - s}, s={s}): the module's A-terms leave "
                                      "the kernel of the augmentation (the secondary algebra does not act here)")
         super().record(s, t, images, ngens)
+
+
+class _Plan:
+    """The rows L x V of one intermediate: each V's terms become a term list, each row belongs to one distinct
+    term Sq(R) g' (a "pair"), and one compiled call makes every product."""
+
+    def __init__(self, low, out_off: np.ndarray) -> None:
+        self.low, self.out_off = low, out_off
+        self.lists: dict[int, int] = {}
+        self.term_s: list[np.ndarray] = []
+        self.term_sdeg: list[np.ndarray] = []
+        self.term_col: list[np.ndarray] = []
+        self.starts = [0]
+        self.row_pair: list[int] = []
+        self.row_r: list[np.ndarray] = []
+        self.row_deg: list[int] = []
+        self.row_list: list[int] = []
+
+    def _list(self, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
+        found = self.lists.get(id(terms))
+        if found is not None:
+            return found
+        ws, gens, sdeg = terms
+        if len(gens) and gens.max() >= len(self.out_off) - 1:
+            raise AssertionError("an A-term reaches a generator of degree >= t - 1")
+        self.term_s.append(ws)
+        self.term_sdeg.append(sdeg)
+        self.term_col.append(self.out_off[gens])
+        self.starts.append(self.starts[-1] + len(ws))
+        self.lists[id(terms)] = len(self.starts) - 2
+        return self.lists[id(terms)]
+
+    def rows(self, pair: int, lefts: np.ndarray, deg: int, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        n = len(lefts)
+        lst = self._list(terms)
+        self.row_pair.extend([pair] * n)
+        self.row_r.append(lefts)
+        self.row_deg.extend([deg] * n)
+        self.row_list.extend([lst] * n)
+
+    def run(self, basis, incidence: np.ndarray, width: int) -> np.ndarray:
+        """For each generator g: the sum over pairs p with incidence[g, p] of that pair's products, packed."""
+        owners, npairs = incidence.shape
+        if not self.row_r:
+            return np.zeros((owners, words(width)), dtype=np.uint64)
+        batch = ProductBatch(row_r=np.concatenate(self.row_r).astype(np.uint64),
+                             row_deg=np.array(self.row_deg, dtype=np.int64),
+                             row_terms=np.array(self.row_list, dtype=np.int64),
+                             term_start=np.array(self.starts, dtype=np.int64),
+                             term_s=np.concatenate(self.term_s).astype(np.uint64),
+                             term_sdeg=np.concatenate(self.term_sdeg).astype(np.int64),
+                             term_col=np.concatenate(self.term_col).astype(np.int64))
+        products = np.zeros((len(batch.row_r), words(width)), dtype=np.uint64)
+        run_batch(products, batch, basis)
+        per_pair = np.zeros((npairs, words(width)), dtype=np.uint64)
+        np.bitwise_xor.at(per_pair, np.array(self.row_pair, dtype=np.int64), products)
+        return gf2_matmul(from_bool(incidence), per_pair, npairs, width)
+
+
+def _trim(r: tuple[int, ...]) -> tuple[int, ...]:
+    r = list(r)
+    while r and r[-1] == 0:
+        r.pop()
+    return tuple(r)
 
 
 def check_secondary(module: Module) -> None:

@@ -158,3 +158,56 @@ def test_bad_modules(module: str, needle: str) -> None:
     out = run_cli("secondary", module, "--stem", "10")
     lines = out.stderr.decode().strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1 and needle in lines[0]
+
+
+def test_batched_composites_and_a_terms_equal_the_one_at_a_time_twins() -> None:
+    """The compiled composites (Z/4 and Y parts) and A-term batches against sigma products and A(r, x) made one at
+    a time, on every generator of S_2 and C2 through stem 24."""
+    from fp import to_bool
+
+    checked = 0
+    for module in ("S_2", "C2"):
+        m = load_module(module)
+        region = Region(max_s=7, min_degree=0, max_stem=24)
+        res = resolve(m, region, "standard", 1)
+        h = secondary_homotopy(res, region)
+        basis = res.algebra
+        for s in range(2, 8):
+            low = res.free(s - 2)
+            for g in range(res.free(s).num_gens):
+                fast, slow = h.composites(s, g), h.composites.twin(s, g)
+                t = int(res.free(s).gen_degrees[g])
+                twos = np.zeros(low.dimension(t), dtype=np.uint8)
+                ys: dict = {}
+                off = low.offsets(t)
+                for target, elem in slow.items():
+                    twos[off[target]:off[target] + len(elem.z4)] = elem.twos
+                    for key, v in elem.ys.items():
+                        d_key = t + 1 - (1 << key[0]) - (1 << key[1])
+                        row = ys.setdefault(key, np.zeros(low.dimension(d_key), dtype=np.uint8))
+                        o = low.offsets(d_key)[target]
+                        row[o:o + len(v)] ^= v
+                assert np.array_equal(to_bool(fast.twos[None, :], len(twos))[0], twos.astype(bool)) if len(twos) else True
+                assert {k: v for k, v in ys.items() if v.any()}.keys() == fast.ys.keys()
+                for key, row in ys.items():
+                    if row.any():
+                        assert np.array_equal(to_bool(fast.ys[key][None, :], len(row))[0], row.astype(bool))
+                checked += 1
+            if s < 3:
+                continue
+            for t in range(s, 24 + s + 1):
+                if not res.new_gens.get((s, t)):
+                    continue
+                width = res.free(s - 3).gens_below(t - 1)
+                fast = h.intermediate(s, t, width)
+                off = res.free(s - 3).offsets(t - 1, width)
+                d = res.differential(s)
+                for row, g in enumerate(range(res.free(s).gens_below(t), res.free(s).gens_below(t + 1))):
+                    want = np.zeros(int(off[-1]), dtype=np.uint8)
+                    for k in range(int(d.term_start[g]), int(d.term_start[g + 1])):
+                        r = basis.unpack(int(d.term_s[k]))
+                        for target, x in h.composites.twin(s - 1, int(d.term_gen[k])).items():
+                            v = h.pair.a_multiply(r, x)
+                            want[off[target]:off[target] + len(v)] ^= v
+                    assert np.array_equal(to_bool(fast[row:row + 1], len(want))[0], want.astype(bool)), (module, s, t)
+    assert checked > 100
