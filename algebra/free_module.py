@@ -61,6 +61,15 @@ class FreeModule:
     def dimension(self, t: int, ngens: int | None = None) -> int:
         return int(self.offsets(t, ngens)[-1])
 
+    def product_offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
+        """Where the product kernels write each generator's block: the blocks themselves (an unstable free
+        module writes whole-algebra blocks and keeps a prefix of each, see unstable_free_module)."""
+        return self.offsets(t, ngens)
+
+    def excess_columns(self, t: int, ngens: int | None = None) -> np.ndarray | None:
+        """A map from product_offsets' columns onto this basis, or None when they are the same (here, always)."""
+        return None
+
     def basis_words(self, t: int, ngens: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For each basis element in degree t: its generator and its packed p-part."""
         off = self.offsets(t, ngens)

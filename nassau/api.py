@@ -18,7 +18,7 @@ from typing import Callable
 from algebra.module import Module
 from algebra.module_json import ModuleSpec, read_spec
 from algebra.module_loader import module_from_spec
-from nassau.engine import EngineError, choose_algorithm, resolved_module
+from nassau.engine import UNSTABLE, EngineError, choose_algorithm, resolved_module
 from nassau.engine import resolve as run_engine
 from nassau.ext import Ext
 from nassau.notebook_progress import NotebookBar, in_notebook
@@ -74,14 +74,17 @@ class Request:
 
 def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
-            save_dir: str | os.PathLike[str] | None = None) -> Request:
+            save_dir: str | os.PathLike[str] | None = None, unstable: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it."""
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
     spec = read_spec(module)
     mod = module_from_spec(spec)
-    chosen = choose_algorithm(mod, algorithm)
+    if unstable and (algorithm != "auto" or products):
+        raise EngineError("an unstable resolution takes no algorithm (it is the standard one) and draws products "
+                          "by h0..h3 only")
+    chosen = UNSTABLE if unstable else choose_algorithm(mod, algorithm)
     try:
         region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
     except ValueError as exc:
@@ -95,15 +98,16 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
 
 def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
-            save_dir: str | os.PathLike[str] | None = None, progress: bool = True) -> Ext:
+            save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False) -> Ext:
     """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
 
     algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
     chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as for --products); save_dir: save
-    and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr.
+    and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
+    unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only).
     """
     req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
-                  save_dir=save_dir)
+                  save_dir=save_dir, unstable=unstable)
     bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
                                                                                        not progress)
     try:

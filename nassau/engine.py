@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Callable, Protocol
 
 from algebra.module import Module
+from algebra.unstable_module import UnstableModule, check_unstable
 from gpu import trace
 from nassau.cofiber import CofiberSpec, Truncation, share_below
 from nassau.nassau_step import nassau_qualifies, step_nassau
@@ -19,6 +20,8 @@ from nassau.standard import step_standard
 
 CHANGE_OF_RINGS = "change-of-rings"
 ALGORITHMS = ("auto", "standard", "nassau", CHANGE_OF_RINGS)
+#: Not an algorithm but what the run resolves over: the standard step on free unstable modules (Ext_U(M)).
+UNSTABLE = "unstable"
 
 
 class EngineError(ValueError):
@@ -50,7 +53,10 @@ def choose_algorithm(module: Module, requested: str) -> str:
 
 
 def resolved_module(module: Module, algorithm: str) -> Module:
-    """What the resolution is of: M itself, or for the change of rings F2 over B (Ext_A(A//B) = Ext_B(F2))."""
+    """What the resolution is of: M itself, for the change of rings F2 over B (Ext_A(A//B) = Ext_B(F2)), or M over
+    the unstable algebra."""
+    if algorithm == UNSTABLE:
+        return UnstableModule(module)
     return module.over_subalgebra() if algorithm == CHANGE_OF_RINGS else module
 
 
@@ -67,11 +73,14 @@ def dependencies(algorithm: str) -> Callable[[int, int], list[tuple[int, int]]]:
 def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,
             store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
             res: Resolution | None = None) -> Resolution:
-    """Compute every bidegree of the region not already present; returns the resolution."""
-    cofiber = CofiberSpec.read(module)
+    """Compute every bidegree of the region not already present; returns the resolution. An unstable run first
+    checks that the module is unstable through the region (ModuleError names what breaks it)."""
+    cofiber = None if algorithm == UNSTABLE else CofiberSpec.read(module)
     if cofiber is not None and region.max_s >= cofiber.s:
         return _resolve_cofiber(module, cofiber, region, threads, store, on_done)
     module = resolved_module(module, algorithm)
+    if algorithm == UNSTABLE:
+        check_unstable(module, region.t_limit)
     res = Resolution(module) if res is None else res
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     if store is not None:
@@ -84,7 +93,7 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
                 step_nassau(res, s, t)
             else:
                 # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
-                step_standard(res, s, t, keep_kernel=keep and (algorithm == "standard" or s == 0))
+                step_standard(res, s, t, keep_kernel=keep and (algorithm in ("standard", UNSTABLE) or s == 0))
         if store is not None:
             store.save(res, s, t)
 

@@ -1,9 +1,10 @@
 """Filtration-one products read straight off a minimal resolution (REFERENCE 6.3, REFERENCE-ODD-PRIMES 7.3).
 
-At p = 2 they are h_i = Sq^(2^i); at an odd prime a_0 = Q_0 = beta and h_0 = P^1 (degree q = 2(p - 1)). Each
-operation is the first basis element of its degree, and because the resolution is minimal, op x_j in
-Ext^{s+1} has coordinate c on y_k exactly when c op x_j occurs in d(y_k): no lifting is needed, one entry
-per (x_j, y_k) pair. Operation i is h_i at p = 2, and a_0 (i = 0), h_0 (i = 1) at odd p.
+At p = 2 they are h_i = Sq^(2^i); at an odd prime a_0 = Q_0 = beta and h_0 = P^1 (degree q = 2(p - 1)). Because
+the resolution is minimal, op x_j in Ext^{s+1} has coordinate c on y_k exactly when c op x_j occurs in d(y_k): no
+lifting is needed, one entry per (x_j, y_k) pair. Operation i is h_i at p = 2, and a_0 (i = 0), h_0 (i = 1) at odd
+p. Each is the first basis element of its degree, and the last in the unstable order, where it exists on a
+generator of degree t only if its excess (its degree) is at most t: elsewhere there is no product at all.
 """
 from __future__ import annotations
 
@@ -50,6 +51,24 @@ def chart_operations(res: Resolution) -> dict[str, tuple[int, tuple[int, int]]]:
     return {op_name(res, i).replace("_", ""): (i, (op_degree(res, i) - 1, 1)) for i in ops}
 
 
+def op_element(res: Resolution, i: int) -> object:
+    """Operation i as an algebra element: Sq(2^i) at p = 2; Q_0 or P(1) at odd p."""
+    return (1 << i,) if res.algebra.prime == 2 else [(1, ()), (0, (1,))][i]
+
+
+def op_column(res: Resolution, s: int, t: int, i: int) -> int | None:
+    """Where operation i sits in the block of a generator of F_s of degree t (in degree t + its degree): 0 over A;
+    its unstable position, or None where that block lacks it (excess > t), over the unstable algebra; None over a
+    subalgebra without it."""
+    if not res.algebra.contains(op_element(res, i)):
+        return None
+    index = res.algebra.index(op_element(res, i))
+    fs = res.free(s)
+    first = fs.gens_below(t)
+    off = fs.offsets(t + op_degree(res, i), first + 1)
+    return index if int(off[first + 1] - off[first]) > index else None
+
+
 def operations(res: Resolution, region: Region) -> list[int]:
     """Every operation in the algebra whose degree fits in the region: h_i over A, fewer over A(n); a_0 and
     h_0 at odd p where the profile has Q_0 and P(1)."""
@@ -74,9 +93,10 @@ def product_matrices(res: Resolution, region: Region, ops: Iterable[int] | None 
                 continue
             for i in wanted:
                 t2 = t + op_degree(res, i)
-                if not region.contains(s + 1, t2):
+                col = op_column(res, s, t, i)
+                if not region.contains(s + 1, t2) or col is None:
                     continue
-                out.append(ProductMatrix(i, (n, s), (t2 - s - 1, s + 1), _matrix(res, s, t, t2)))
+                out.append(ProductMatrix(i, (n, s), (t2 - s - 1, s + 1), _matrix(res, s, t, t2, col)))
     return out
 
 
@@ -84,12 +104,13 @@ def h_matrix(res: Resolution, i: int, n: int, s: int) -> np.ndarray:
     """Operation i on Ext at (n, s): uint8 (dim there) x (dim one operation up); both bidegrees must be resolved."""
     t = n + s
     t2 = t + op_degree(res, i)
-    if not res.new_gens.get((s, t)):
-        return np.zeros((0, res.new_gens.get((s + 1, t2), 0)), dtype=np.uint8)
-    return _matrix(res, s, t, t2)
+    col = op_column(res, s, t, i) if res.new_gens.get((s, t)) else None
+    if col is None:
+        return np.zeros((res.new_gens.get((s, t), 0), res.new_gens.get((s + 1, t2), 0)), dtype=np.uint8)
+    return _matrix(res, s, t, t2, col)
 
 
-def _matrix(res: Resolution, s: int, t: int, t2: int) -> np.ndarray:
+def _matrix(res: Resolution, s: int, t: int, t2: int, op_col: int) -> np.ndarray:
     fs = res.free(s)
     first = fs.gens_below(t)
     count = res.new_gens[(s, t)]
@@ -103,7 +124,7 @@ def _matrix(res: Resolution, s: int, t: int, t2: int) -> np.ndarray:
         off = fs.offsets(t2, ngens)
         for j in range(count):
             if first + j < ngens:
-                col = int(off[first + j])  # the operation is the first basis element of its degree
+                col = int(off[first + j]) + op_col
                 mat[j, k] = (int(vec[col >> 6]) >> (col & 63)) & 1 if packed else vec[col]
     return mat
 

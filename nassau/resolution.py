@@ -3,7 +3,9 @@
 It holds the free modules, the differentials on generators, the augmentation, the kernels a later
 step still needs, and how many generators each bidegree added (dim Ext^{s,t}). Steps read it and add
 generators to it; the scheduler decides in which order. Everything is append-only, so a step may read
-the generators of lower degree while other steps append generators of higher degree.
+the generators of lower degree while other steps append generators of higher degree. Over the unstable
+algebra (a module from algebra.unstable_module) the free modules are free unstable modules, nothing else
+changes.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import numpy as np
 from algebra.module import Module
 from algebra.free_map import FreeMap
 from algebra.free_module import FreeModule
+from algebra.unstable_basis import UnstableBasis
+from algebra.unstable_free_module import UnstableFreeModule
 from fp import Subspace, field
 
 
@@ -38,10 +42,11 @@ class Resolution:
 
     # -- structure ------------------------------------------------------------------------------------
     def free(self, s: int) -> FreeModule:
+        kind = UnstableFreeModule if isinstance(self.algebra, UnstableBasis) else FreeModule
         with self._lock:
             while len(self.modules) <= s:
                 k = len(self.modules)
-                self.modules.append(FreeModule(self.algebra, name=f"F_{k}"))
+                self.modules.append(kind(self.algebra, name=f"F_{k}"))
                 self.maps.append(None if k == 0 else FreeMap(self.modules[k], self.modules[k - 1]))
             return self.modules[s]
 

@@ -41,8 +41,8 @@ def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
             out[off[g]] = eps
             continue
         table = module.action_table(t - gdeg, gdeg)
-        if table is not None:
-            out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table.astype(np.int64))
+        if table is not None:  # an unstable block is a prefix of the algebra's basis: the rows it has
+            out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table[:off[g + 1] - off[g]].astype(np.int64))
     return res.field.from_ints(out)
 
 
