@@ -10,8 +10,8 @@ from typing import Any
 
 from charts.model import Chart, Generator, reference_op_name
 
-EDGE_ATTRIBUTES: dict[str, list[dict[str, str]]] = {"h_2": [{"pattern": "dashed"}]}
-"""Edge styles beyond SeqSee's default (solid black): h2 dashed, as in our SVG."""
+EDGE_ATTRIBUTES: dict[str, list[dict[str, str]]] = {"h_2": [{"pattern": "dashed"}], "d2": [{"color": "blue"}]}
+"""Edge styles beyond SeqSee's default (solid black): h2 dashed and d2 blue, as in our SVG."""
 
 
 def node_key(g: Generator) -> str:
@@ -20,7 +20,7 @@ def node_key(g: Generator) -> str:
 
 
 def to_seqsee(chart: Chart) -> dict[str, Any]:
-    """The chart as a SeqSee document: one node per generator, one edge per nonzero product entry."""
+    """The chart as a SeqSee document: one node per generator, one edge per nonzero product or d2 entry."""
     nodes = {
         node_key((n, s, k)): {"x": n, "y": s, "position": k}
         for n, s in chart.nonzero_bidegrees()
@@ -31,8 +31,12 @@ def to_seqsee(chart: Chart) -> dict[str, Any]:
         {"source": node_key(p.source), "target": node_key(p.target), "attributes": [reference_op_name(p.op)]}
         for p in products
     ]
+    edges += [{"source": node_key(d.source), "target": node_key(d.target), "attributes": ["d2"]}
+              for d in sorted(chart.d2, key=lambda d: (d.source, d.target))]
     used = {p.op for p in chart.products}
     styles = {reference_op_name(op): EDGE_ATTRIBUTES.get(reference_op_name(op), []) for op in chart.operations if op in used}
+    if chart.d2:
+        styles["d2"] = EDGE_ATTRIBUTES["d2"]
     return {
         "header": {
             "metadata": {"htmltitle": f"Ext chart of {chart.module} ({chart.algorithm})"},

@@ -22,6 +22,7 @@ STYLE = """
 circle { fill: black; }
 .structline { stroke: black; fill: none; }
 .h_2 { stroke-dasharray: 4 2; }
+.d2 { stroke: blue; fill: none; }
 .major-grid { stroke: black; opacity: 0.2; shape-rendering: crispEdges; fill: none; }
 .grid { stroke: black; opacity: 0.1; shape-rendering: crispEdges; fill: none; }
 .uncomputed { fill: black; opacity: 0.06; }
@@ -53,6 +54,7 @@ def to_svg(chart: Chart) -> str:
         *_grid(frame),
         *_uncomputed(chart, frame),
         *_structlines(chart, dots),
+        *_differentials(chart, dots),
         *_dots(dots),
         "</svg>",
     ]
@@ -107,6 +109,18 @@ def _structlines(chart: Chart, dots: Dots) -> Iterator[str]:
             yield f'<g class="structline {reference_op_name(op)}">'
             yield from lines
             yield "</g>"
+
+
+def _differentials(chart: Chart, dots: Dots) -> Iterator[str]:
+    """The d2 lines, blue (the reference's `d2` class), when the chart knows d2."""
+    lines = {}
+    for d in sorted(chart.d2, key=lambda d: (d.source, d.target)):
+        (x1, y1), (x2, y2) = dots[d.source[:2]][1][d.source[2]], dots[d.target[:2]][1][d.target[2]]
+        lines[f'<line x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}"/>'] = None
+    if lines:
+        yield '<g class="d2">'
+        yield from lines
+        yield "</g>"
 
 
 def _dots(dots: Dots) -> Iterator[str]:

@@ -18,13 +18,14 @@ from typing import Callable
 from algebra.module import Module
 from algebra.module_json import ModuleSpec, read_spec
 from algebra.module_loader import module_from_spec
-from nassau.engine import UNSTABLE, EngineError, choose_algorithm, resolved_module
+from nassau.engine import CHANGE_OF_RINGS, UNSTABLE, EngineError, choose_algorithm, resolved_module
 from nassau.engine import resolve as run_engine
 from nassau.ext import Ext
 from nassau.notebook_progress import NotebookBar, in_notebook
 from nassau.progress import Reporter
 from nassau.region import Region
 from nassau.resolution import Resolution
+from nassau.secondary import check_secondary
 from nassau.store import SaveDir, StoreError, module_from_manifest
 
 DEFAULT_MAX_S = 15
@@ -50,6 +51,8 @@ class Request:
     threads: int
     store: SaveDir | None
     operations: list[str] | None
+    d2: bool = False
+    page: int = 2
 
     @property
     def label(self) -> str:
@@ -69,12 +72,13 @@ class Request:
                 self.store.close()
             raise
         return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads,
-                   self.store.loaded if self.store is not None else 0)
+                   self.store.loaded if self.store is not None else 0, d2=self.d2, page=self.page)
 
 
 def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
-            save_dir: str | os.PathLike[str] | None = None, unstable: bool = False) -> Request:
+            save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
+            page: int = 2) -> Request:
     """Check a computation (see `resolve`) without running it."""
     threads = cores() if threads is None else threads
     if threads < 1:
@@ -85,6 +89,14 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         raise EngineError("an unstable resolution takes no algorithm (it is the standard one) and draws products "
                           "by h0..h3 only")
     chosen = UNSTABLE if unstable else choose_algorithm(mod, algorithm)
+    if d2 or page == 3:
+        if chosen == CHANGE_OF_RINGS:  # d2 lives over the whole algebra, not over the subalgebra B
+            chosen = "standard"
+        if unstable:
+            raise EngineError("d2 is computed for stable Ext only")
+        check_secondary(mod)
+    if page not in (2, 3):
+        raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
     try:
         region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
     except ValueError as exc:
@@ -93,21 +105,23 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if save_dir is not None:
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
-    return Request(spec, mod, region, chosen, threads, store, list(products) if products else None)
+    return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page)
 
 
 def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
-            save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False) -> Ext:
+            save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False,
+            d2: bool = False, page: int = 2) -> Ext:
     """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
 
     algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
     chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as for --products); save_dir: save
     and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
-    unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only).
+    unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only);
+    d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2.
     """
     req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
-                  save_dir=save_dir, unstable=unstable)
+                  save_dir=save_dir, unstable=unstable, d2=d2, page=page)
     bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
                                                                                        not progress)
     try:
@@ -119,7 +133,8 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
     return ext
 
 
-def load(save_dir: str | os.PathLike[str], products: list[str] | None = None) -> Ext:
+def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2: bool = False,
+         page: int = 2) -> Ext:
     """Ext of a finished run saved in `save_dir` (by `resolve(..., save_dir=...)` or --save-dir), without
     recomputing it: what `nassau chart SAVE_DIR` draws."""
     save = Path(save_dir)
@@ -142,4 +157,5 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None) ->
         raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
                          f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
                          f"--algorithm {algorithm} --save-dir {save}")
-    return Ext(res, region, spec.display, algorithm, list(products) if products else None, cores(), store.loaded)
+    return Ext(res, region, spec.display, algorithm, list(products) if products else None, cores(), store.loaded,
+               d2=d2, page=page)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from charts.model import Chart, Product
+from charts.model import Chart, Differential, Product
 from nassau.ext_algebra import ExtAlgebra
 from nassau.ext_class import ExtClass
 from nassau.filtration_one import chart_operations, product_matrices
@@ -13,9 +13,11 @@ from nassau.resolution import Resolution
 
 
 def build_chart(res: Resolution, region: Region, module_name: str, algorithm: str, products: bool = True,
-                operations: dict[str, ExtClass] | None = None, alg: ExtAlgebra | None = None) -> Chart:
+                operations: dict[str, ExtClass] | None = None, alg: ExtAlgebra | None = None,
+                d2: list[Differential] | None = None) -> Chart:
     """dim Ext over the region and, if asked, every nonzero entry of its product matrices: by h0..h3, or by the
-    named classes of `operations` (h_i read off the resolution, any other class lifted through `alg`)."""
+    named classes of `operations` (h_i read off the resolution, any other class lifted through `alg`); d2 when
+    it was computed (nassau.secondary)."""
     rows = region.chart_rows()
     dims = {(t - s, s): k for (s, t), k in res.dims().items() if k and region.contains(s, t)}
     entries: list[Product] = []
@@ -37,7 +39,7 @@ def build_chart(res: Resolution, region: Region, module_name: str, algorithm: st
                                for j, k in zip(*np.nonzero(mat)))
     return Chart(module=module_name, prime=res.field.p, algorithm=algorithm, max_stem=region.chart_max_stem,
                  max_s=region.max_s, min_degree=res.min_degree, rows=rows, dims=dims, products=entries,
-                 operations=shifts)
+                 operations=shifts, d2=list(d2 or []))
 
 
 def _filtration_one(res: Resolution, region: Region, names: dict[str, int]) -> list[Product]:

@@ -58,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     res.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     res.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
     cli_products.add_chart_products_arg(res)
+    _page_args(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
@@ -94,7 +95,15 @@ def build_parser() -> argparse.ArgumentParser:
     chart.add_argument("--html", metavar="FILE", help="the interactive chart page")
     chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
     cli_products.add_chart_products_arg(chart)
+    _page_args(chart)
     return parser
+
+
+def _page_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--d2", action="store_true",
+                   help="compute the Adams d2 (secondary Steenrod algebra, p = 2) and draw it (blue) on the charts")
+    p.add_argument("--page", type=int, choices=(2, 3), default=2,
+                   help="2: the E2 page (default); 3: the E3 page, ker d2 / im d2 (computes d2)")
 
 
 def _computation_args(p: argparse.ArgumentParser) -> None:
@@ -193,7 +202,8 @@ def _compute(args: argparse.Namespace) -> int:
         trace.enable()
     req = api.request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
                       threads=args.threads, products=getattr(args, "products", None), save_dir=args.save_dir,
-                      unstable=getattr(args, "unstable", False))
+                      unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
+                      page=getattr(args, "page", 2))
     reporter = Reporter(req.size, req.label, args.quiet)
     try:
         ext = req.run(on_done=reporter.advance)
@@ -260,7 +270,7 @@ def _span(region: Region) -> str:
 def _chart(args: argparse.Namespace) -> int:
     for path in _output_paths(args):
         _check_output(path)
-    ext = api.load(args.save_dir, products=args.products)
+    ext = api.load(args.save_dir, products=args.products, d2=args.d2, page=args.page)
     _write_outputs(ext, args)
     if not args.quiet:
         _stdout(ext.text())

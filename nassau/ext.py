@@ -10,14 +10,18 @@ from typing import Any
 
 from charts.html import notebook_html, to_html
 from charts.json_export import to_json
-from charts.model import Chart, Generator, Product
+from charts.model import Chart, Differential, Generator, Product
+from charts.pages import e3
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
 from charts.text import text_chart
 from nassau.chart_data import build_chart
 from nassau.cli_products import chart_operations
+from nassau.engine import EngineError
+from nassau.quasi_inverses import Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
+from nassau.secondary import check_secondary, differentials, secondary_homotopy
 
 
 class Ext:
@@ -29,7 +33,10 @@ class Ext:
     """
 
     def __init__(self, resolution: Resolution, region: Region, module: str, algorithm: str,
-                 operations: list[str] | None = None, threads: int = 1, loaded: int = 0) -> None:
+                 operations: list[str] | None = None, threads: int = 1, loaded: int = 0, d2: bool = False,
+                 page: int = 2) -> None:
+        if page not in (2, 3):
+            raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
         self.resolution = resolution
         self.region = region
         self.module = module
@@ -38,24 +45,43 @@ class Ext:
         self.threads = threads
         #: Bidegrees read from a save directory instead of computed.
         self.loaded = loaded
+        #: Whether the chart carries d2 (computed on first use; page 3 needs it).
+        self.with_d2 = d2 or page == 3
+        self.page = page
+        if self.with_d2:
+            check_secondary(resolution.module)
+
+    @cached_property
+    def d2(self) -> list[Differential]:
+        """The nonzero entries of the Adams d2 over the region (the secondary lift, nassau.secondary)."""
+        method = "nassau" if self.algorithm == "nassau" else "standard"
+        h = secondary_homotopy(self.resolution, self.region, Preimages(self.resolution, method), self.threads)
+        return differentials(h, self.region)
+
+    @cached_property
+    def e2_chart(self) -> Chart:
+        """The E2 chart with its product lines (and d2 when asked for)."""
+        ops = chart_operations(self.operations, self.resolution, self.algorithm, self.threads)
+        return build_chart(self.resolution, self.region, self.module, self.algorithm, products=True, **ops,
+                           d2=self.d2 if self.with_d2 else None)
 
     @cached_property
     def chart(self) -> Chart:
-        """The chart model with its product lines: what every exporter reads."""
-        ops = chart_operations(self.operations, self.resolution, self.algorithm, self.threads)
-        return build_chart(self.resolution, self.region, self.module, self.algorithm, products=True, **ops)
+        """The chart model of the page asked for (E2, or E3 = ker d2 / im d2): what every exporter reads."""
+        return e3(self.e2_chart).chart if self.page == 3 else self.e2_chart
 
     @cached_property
     def _dims_only(self) -> Chart:
         return build_chart(self.resolution, self.region, self.module, self.algorithm, products=False)
 
     def _any_chart(self) -> Chart:
-        """The chart with products if it is built already, else one without (products cost lifting)."""
-        return self.__dict__.get("chart") or self._dims_only
+        """The chart with products if it is built already, else one without (products cost lifting); page 3
+        always needs its products and d2."""
+        return self.__dict__.get("chart") or (self.chart if self.page == 3 else self._dims_only)
 
     @property
     def dims(self) -> dict[tuple[int, int], int]:
-        """(stem n, filtration s) -> dim Ext^{s, n+s}, for the nonzero ones."""
+        """(stem n, filtration s) -> dim Ext^{s, n+s} (of E3 on page 3), for the nonzero ones."""
         return dict(self._any_chart().dims)
 
     @property

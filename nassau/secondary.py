@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from algebra.milnor_kernels import SCRATCH
+from charts.model import Differential
 from algebra.module import Module
 from algebra.pair_algebra import Element, PairAlgebra, a_y_batch, binomials_mod4, y_batch, z4_batch
 from algebra.ppart import FIELD_MASK, MAX_LEN
@@ -377,3 +378,9 @@ def d2_lines(h: SecondaryHomotopy, region: Region) -> str:
     """The reference's `secondary` output: `d_2 x_(n, s, j) = [v]`, zero lines included."""
     return "".join(f"d_2 x_({n}, {s}, {j}) = [{', '.join(map(str, row))}]\n"
                    for (n, s, j), row in d2_entries(h, region))
+
+
+def differentials(h: SecondaryHomotopy, region: Region) -> list[Differential]:
+    """The nonzero entries of d2 over the region, as the chart model holds them."""
+    return [Differential((n, s, j), (n - 1, s + 2, k)) for (n, s, j), row in d2_entries(h, region)
+            for k, v in enumerate(row) if v]

@@ -211,3 +211,31 @@ def test_batched_composites_and_a_terms_equal_the_one_at_a_time_twins() -> None:
                             want[off[target]:off[target] + len(v)] ^= v
                     assert np.array_equal(to_bool(fast[row:row + 1], len(want))[0], want.astype(bool)), (module, s, t)
     assert checked > 100
+
+
+def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
+    """--d2 puts the d2 lines (blue, the reference's `d2` class) on SVG, SeqSee and JSON; --page 3 prints E3:
+    h4, e0, f0's class and h1 e0 support d2, h0 h3^2, h1^2 d0, h0^2 e0 and h1^3 d0 are hit (n <= 30, s <= 7)."""
+    import jsonschema
+
+    from charts.text import parse_graded_dimension_string
+
+    e2 = run_cli("resolve", "S_2", "--stem", "30", "--max-s", "7", "--quiet", "--d2", "--svg", str(tmp_path / "a.svg"),
+                 "--seqsee", str(tmp_path / "a.json"), "--json", str(tmp_path / "c.json"))
+    assert e2.returncode == 0, e2.stderr
+    svg = (tmp_path / "a.svg").read_text()
+    group = svg.split('<g class="d2">')[1].split("</g>")[0]
+    assert group.count("<line") == 4 and ".d2 { stroke: blue" in svg
+    seqsee = json.loads((tmp_path / "a.json").read_text())
+    schema = json.loads((Path(__file__).parent / "data" / "seqsee" / "input_schema.json").read_text())
+    jsonschema.Draft7Validator(schema).validate(seqsee)
+    assert sum("d2" in e["attributes"] for e in seqsee["edges"]) == 4
+    assert {"source": [15, 1, 0], "target": [14, 3, 0]} in json.loads((tmp_path / "c.json").read_text())["d2"]
+    e3 = run_cli("resolve", "S_2", "--stem", "30", "--max-s", "7", "--quiet", "--page", "3")
+    _, dims2 = parse_graded_dimension_string(e2.stdout.decode(), 0)
+    _, dims3 = parse_graded_dimension_string(e3.stdout.decode(), 0)
+    # Here every d2 is one entry, from distinct sources to distinct targets: each costs its source and target one.
+    expected = dict(dims2)
+    for b in [(15, 1), (14, 3), (17, 4), (16, 6), (18, 4), (17, 6), (18, 5), (17, 7)]:
+        expected[b] -= 1
+    assert dims3 == {b: d for b, d in expected.items() if d}
