@@ -24,7 +24,7 @@ from charts.text import graded_dimension_string
 from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
-from nassau import api, cli_products, cli_secondary, cli_unstable
+from nassau import api, cli_products, cli_secondary, cli_tools, cli_unstable
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
 from nassau.ext_mn import chart_min_degree, check_compatible, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text
@@ -85,6 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_products.add_parsers(sub, _computation_args)
     cli_secondary.add_parsers(sub, _computation_args)
     cli_unstable.add_parsers(sub, _region_args)
+    cli_tools.add_parsers(sub, _region_args)
     chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
                                        "print or write its chart. Nothing is recomputed.")
@@ -148,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
             return cli_secondary.run(args)
         if args.command in cli_unstable.COMMANDS:
             return cli_unstable.run(args)
+        if args.command in cli_tools.COMMANDS:
+            return cli_tools.run(args)
         return _compute(args)
     except KeyboardInterrupt:
         print("nassau: interrupted" + _saved_note(args), file=sys.stderr)

@@ -13,9 +13,9 @@ import threading
 
 import numpy as np
 
-from algebra.module import Module
 from algebra.free_map import FreeMap
 from algebra.free_module import FreeModule
+from algebra.module import Module
 from algebra.unstable_basis import UnstableBasis
 from algebra.unstable_free_module import UnstableFreeModule
 from fp import Subspace, field
