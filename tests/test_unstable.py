@@ -112,24 +112,12 @@ def _resolve(name: str, stem: int, max_s: int, algorithm: str = UNSTABLE):
     return resolve(module, region, algorithm), region
 
 
-def _prefix(text: str, stems: int) -> str:
-    """Each row of a text chart cut to its first `stems` cells (blank rows at the top stay dropped)."""
-    return "".join(line[:2 * stems] + "\n" for line in text.split("\n")[:-2]) + "\n"
-
-
-def test_resolve_unstable_s7_prefix() -> None:
-    out = run_cli("resolve-unstable", "S_2[7]", "--stem", "27", "--max-s", "7", "--quiet")
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.decode() == _prefix(golden("resolve_unstable-S_2^7"), 21)
-
-
-@pytest.mark.slow
 def test_resolve_unstable_s7_golden() -> None:
     out = run_cli("resolve-unstable", "S_2[7]", "--stem", "37", "--max-s", "7", "--quiet", "--threads", "2")
+    assert out.returncode == 0, out.stderr
     assert out.stdout.decode() == golden("resolve_unstable-S_2^7")
 
 
-@pytest.mark.slow
 def test_mislabelled_s3_golden_is_the_stable_chart() -> None:
     assert golden("resolve_unstable-S_3^7").startswith("·")
     out = run_cli("resolve", "S_3[7]", "--max-t", "57", "--max-s", "10", "--quiet")
