@@ -70,13 +70,42 @@ def dependencies(algorithm: str) -> Callable[[int, int], list[tuple[int, int]]]:
     return relaxed if algorithm == "nassau" else strict
 
 
+class Executor(Protocol):
+    """Runs the jobs somewhere else than this process's threads (nassau.cluster): each job calls compute() on a
+    resolution of its own, reading its inputs from the store and writing its output file there."""
+
+    def run(self, jobs: list[tuple[int, int]], deps: Callable[[int, int], list[tuple[int, int]]], region: Region,
+            algorithm: str, store: Store, on_done: Callable[[int, int], None] | None) -> None: ...
+
+
+def compute(res: Resolution, region: Region, algorithm: str, s: int, t: int, store: Store | None = None) -> None:
+    """The job (s, t), the same on a thread and on a cluster worker: one step of the algorithm, then its file.
+
+    The kernel ker d_s is kept for (s + 1, t) when that job is still to come; a job that finds no kernel kept
+    recomputes it (standard.kernel_of), so results do not depend on where the jobs ran."""
+    keep = region.contains(s + 1, t) and not res.is_done(s + 1, t)
+    with trace.working_on(s, t):
+        if algorithm == "nassau" and s >= 2:
+            step_nassau(res, s, t)
+        else:
+            # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
+            step_standard(res, s, t, keep_kernel=keep and (algorithm in ("standard", UNSTABLE) or s == 0))
+    if store is not None:
+        store.save(res, s, t)
+
+
 def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,
             store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
-            res: Resolution | None = None) -> Resolution:
+            res: Resolution | None = None, executor: Executor | None = None) -> Resolution:
     """Compute every bidegree of the region not already present; returns the resolution. An unstable run first
-    checks that the module is unstable through the region (ModuleError names what breaks it)."""
+    checks that the module is unstable through the region (ModuleError names what breaks it).
+
+    With an executor the jobs run there, writing into the store, and the resolution returned is loaded from it."""
     cofiber = None if algorithm == UNSTABLE else CofiberSpec.read(module)
     if cofiber is not None and region.max_s >= cofiber.s:
+        if executor is not None:
+            raise EngineError(f"{module.name} is a cofiber, resolved in two phases on this machine only; run it "
+                              "without --cluster or --workers")
         return _resolve_cofiber(module, cofiber, region, threads, store, on_done)
     module = resolved_module(module, algorithm)
     if algorithm == UNSTABLE:
@@ -86,19 +115,15 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
     if store is not None:
         store.load_into(res)
 
-    def work(s: int, t: int) -> None:
-        keep = region.contains(s + 1, t) and not res.is_done(s + 1, t)
-        with trace.working_on(s, t):
-            if algorithm == "nassau" and s >= 2:
-                step_nassau(res, s, t)
-            else:
-                # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
-                step_standard(res, s, t, keep_kernel=keep and (algorithm in ("standard", UNSTABLE) or s == 0))
-        if store is not None:
-            store.save(res, s, t)
-
     jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
-    run_jobs(jobs, dependencies(algorithm), work, threads, on_done)
+    if executor is None:
+        run_jobs(jobs, dependencies(algorithm), lambda s, t: compute(res, region, algorithm, s, t, store), threads,
+                 on_done)
+    elif jobs:
+        if store is None:
+            raise EngineError("jobs run elsewhere read and write a save directory; give one")
+        executor.run(jobs, dependencies(algorithm), region, algorithm, store, on_done)
+        store.load_into(res)
     return res
 
 
