@@ -5,12 +5,14 @@ algorithm, last region) and `DIR/bidegrees/{s}_{t}.bin`, each holding the new ge
 their differentials. A file is written to a temporary name, synced and renamed, so a file that exists is
 complete; each carries a header (format, module, prime, algebra, bidegree) and a BLAKE2b checksum and is
 checked before use. Kernels are not saved: the step that needs one recomputes it from the generators.
+A cluster client holds `DIR/nassau.lock` while it runs (nassau.save_lock), and every run refuses a held directory.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import socket
 import struct
 import sys
 import threading
@@ -23,6 +25,7 @@ from algebra.module_loader import module_from_spec
 from algebra.module_json import ModuleSpec
 from charts.atomic import write_text_atomic
 from fp import field
+from nassau import save_lock
 from nassau.region import Region
 from nassau.resolution import Resolution
 
@@ -30,6 +33,8 @@ FORMAT = 1
 MAGIC = b"NASSAUBD"
 MANIFEST = "nassau-save.json"
 _DIGEST = 16
+#: In temporary file names, so that workers on two machines never share one over a network filesystem.
+_HOST = socket.gethostname()
 
 
 class StoreError(ValueError):
@@ -60,6 +65,7 @@ class SaveDir:
         self._in_flight: set[Path] = set()
         self._closed = False
         self._manifest: dict | None = None
+        self._run_lock: save_lock.SaveLock | None = None
 
     # -- manifest -------------------------------------------------------------------------------------
     def _identity(self) -> dict:
@@ -83,6 +89,9 @@ class SaveDir:
                                      f"{_describe(mine)}; refusing to use it (choose another --save-dir)")
         elif self.path.exists() and any(self.path.iterdir()):
             raise StoreError(f"save directory {self.path} is not empty and has no {MANIFEST}; refusing to use it")
+        who = save_lock.holder(self.path)
+        if who is not None:
+            raise _in_use(self.path, who)
         existing = next(p for p in (self.path, *self.path.absolute().parents) if p.exists())
         if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
             raise StoreError(f"cannot write to save directory {self.path}: permission denied at {existing}")
@@ -101,6 +110,16 @@ class SaveDir:
             except OSError as exc:
                 raise StoreError(f"cannot write to save directory {self.path}: {exc.strerror or exc}") from None
             self._manifest = None
+
+    def lock(self) -> None:
+        """Create the directory now and hold it until close(): a cluster client, whose workers write into it, is
+        the only client of the directory while it runs (nassau.save_lock)."""
+        self._create()
+        lock = save_lock.SaveLock(self.path)
+        who = lock.acquire()
+        if who is not None:
+            raise _in_use(self.path, who)
+        self._run_lock = lock
 
     # -- one bidegree ---------------------------------------------------------------------------------
     def _file(self, s: int, t: int) -> Path:
@@ -128,7 +147,7 @@ class SaveDir:
         head = json.dumps(header, sort_keys=True).encode()
         body = MAGIC + struct.pack("<II", FORMAT, len(head)) + head + np.ascontiguousarray(rows, self._wire).tobytes()
         blob = body + hashlib.blake2b(body, digest_size=_DIGEST).digest()
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        tmp = path.with_name(f".{path.name}.tmp-{_HOST}-{os.getpid()}")
         with self._lock:
             if self._closed:
                 return
@@ -174,23 +193,30 @@ class SaveDir:
         return header, rows
 
     # -- resume ---------------------------------------------------------------------------------------
-    def load_into(self, res: Resolution, below: int | None = None) -> int:
+    def load_into(self, res: Resolution, below: int | None = None,
+                  bidegrees: list[tuple[int, int]] | None = None) -> int:
         """Add every saved bidegree that extends what is loaded (only rows s < below, if given); returns how
         many were loaded.
+
+        bidegrees: look only at these (s, t), skipping those with no file, instead of listing the directory and
+        sweeping its temporary files: a cluster worker catching up, while other workers write theirs.
 
         Rows are loaded in t order, each only after its predecessor in the row, and only when the module
         below already has the generators its differentials name; anything else is recomputed by the run.
         A file that fails its checks is renamed to `*.corrupt`, reported, and recomputed.
         """
-        for stale in self.files.glob(".*.tmp-*"):
-            stale.unlink(missing_ok=True)
-        found = []
-        for f in self.files.glob("*.bin"):
-            try:
-                s, t = (int(x) for x in f.stem.split("_"))
-            except ValueError:
-                continue
-            found.append((t, s))
+        if bidegrees is not None:
+            found = [(t, s) for s, t in bidegrees if self._file(s, t).exists()]
+        else:
+            for stale in self.files.glob(".*.tmp-*"):
+                stale.unlink(missing_ok=True)
+            found = []
+            for f in self.files.glob("*.bin"):
+                try:
+                    s, t = (int(x) for x in f.stem.split("_"))
+                except ValueError:
+                    continue
+                found.append((t, s))
         loaded = 0
         for t, s in sorted(found):
             if (below is not None and s >= below) or res.is_done(s, t):
@@ -226,12 +252,16 @@ class SaveDir:
         res.add_generators(s, t, rows, ngens)
 
     def close(self) -> None:
-        """Stop writing: delete half-written files and refuse new ones (Ctrl-C leaves workers mid-write)."""
+        """Stop writing: delete half-written files and refuse new ones (Ctrl-C leaves workers mid-write); give
+        the directory's lock back."""
         with self._lock:
             self._closed = True
             for tmp in self._in_flight:
                 tmp.unlink(missing_ok=True)
             self._in_flight.clear()
+            if self._run_lock is not None:
+                self._run_lock.release()
+                self._run_lock = None
 
     def _quarantine(self, path: Path, why: str) -> None:
         bad = path.with_suffix(".corrupt")
@@ -243,6 +273,11 @@ class SaveDir:
         msg = f"warning: save file {path} is unusable ({why}); {where}, recomputing that bidegree"
         self.warnings.append(msg)
         print(msg, file=sys.stderr)
+
+
+def _in_use(path: Path, who: str) -> StoreError:
+    return StoreError(f"save directory {path} is in use by another run ({who}); wait for it to end or choose "
+                      "another --save-dir")
 
 
 def read_manifest(path: Path) -> dict:
