@@ -199,3 +199,12 @@ def test_text_is_the_api_text() -> None:
     ext = api.resolve("RP_inf", stem=10, max_s=4, unstable=True, progress=False)
     assert text_chart(ext.chart) == ext.text() == run_cli("resolve-unstable", "RP_inf", "--stem", "10", "--max-s",
                                                           "4", "--quiet").stdout.decode()
+
+
+def test_threads_give_the_same_resolution() -> None:
+    """Every output of an unstable run is the same for any number of threads (differentials included)."""
+    args = ["differentials", "RP_inf", "--stem", "16", "--max-s", "5", "--unstable", "--quiet"]
+    one, two = run_cli(*args, "--threads", "1"), run_cli(*args, "--threads", "2")
+    assert one.returncode == 0 and one.stdout == two.stdout and one.stdout.count(b"\n") > 30
+    args = ["unstable-suspension", "C2[1]", "--stem", "7", "--max-s", "4", "--quiet"]
+    assert run_cli(*args, "--threads", "1").stdout == run_cli(*args, "--threads", "2").stdout
