@@ -28,7 +28,7 @@ from benchmarks.bench_resolve import machine
 
 CLASSES = {"g": (20, 4), "h0": (0, 1), "h1": (1, 1), "c0": (8, 3), "d0": (14, 4)}
 #: Compiled kernels behind each share of the time (cProfile sees each call of a numba dispatcher by its name).
-KERNELS = {"products": ("_batch_kernel",), "row reduction": ("_m4ri", "_gauss_jordan"),
+KERNELS = {"products": ("_batch_kernel",), "row reduction": ("_m4ri", "_m4ri_threaded", "_gauss_jordan"),
            "matmul": ("_addmul_rows", "_addmul_parallel")}
 
 

@@ -339,49 +339,79 @@ def choose_k(rows):
 
 
 @njit(cache=True, nogil=True)
-def _m4ri(a, ncols, k, parallel):
-    """Reduce `a` in place to RREF with k-bit tables (k = 0: choose_k). Returns (pivot columns, tables built)."""
+def _setup(a, k):
+    """The working arrays of one reduction (k = 0: choose_k), and every row's first window."""
     m, nw = a.shape
     if k <= 0:
         k = choose_k(m)
         while k > 2 and (NTAB << k) * nw * 8 > TABLE_BYTES_MAX:
             k -= 1
-    pivots = np.empty(min(m, ncols), dtype=np.int64)
-    tables = np.empty((NTAB, 1 << k, nw), dtype=np.uint64)
-    luts = np.empty((NTAB, 1 << (k + SPAN_EXTRA)), dtype=np.int32)
     win = np.empty(m, dtype=np.uint64)
-    rc = np.zeros(m, dtype=np.int64)
-    pos = np.empty(64, dtype=np.int64)
-    pw = np.empty(64, dtype=np.uint64)
-    fw = np.empty(64, dtype=np.uint64)
-    tab_lo = np.zeros(NTAB, dtype=np.int64)
-    tab_cnt = np.zeros(NTAB, dtype=np.int64)
-    spans = np.zeros(NTAB, dtype=np.int64)
     for i in range(m):
         win[i] = _window(a, i, 0)
+    return (k, np.empty((NTAB, 1 << k, nw), dtype=np.uint64), np.empty((NTAB, 1 << (k + SPAN_EXTRA)), dtype=np.int32),
+            win, np.zeros(m, dtype=np.int64), np.empty(64, dtype=np.int64), np.empty(64, dtype=np.uint64),
+            np.empty(64, dtype=np.uint64), np.zeros(NTAB, dtype=np.int64), np.zeros(NTAB, dtype=np.int64),
+            np.zeros(NTAB, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
+def _next_block(a, r, c, ncols, st):
+    """Find the next block of pivots from (r, c), reduce it and build its lookups; the tables and the row pass
+    are left to the caller (serial or threaded). Returns (pivots found, tables, next column)."""
+    k, tables, luts, win, rc, pos, pw, fw, tab_lo, tab_cnt, spans = st
+    found, nt, next_c = _find_block(a, r, c, ncols, k, win, rc, pos, pw, tab_lo, tab_cnt)
+    if found == 0:
+        for i in range(r, a.shape[0]):
+            win[i] = _window(a, i, next_c)
+            rc[i] = 0
+    else:
+        _reduce_block(a, r, found, c, pos, pw, fw)
+        _fill_luts(nt, pos, tab_lo, tab_cnt, luts, spans)
+    return found, nt, next_c
+
+
+@njit(cache=True, nogil=True)
+def _m4ri(a, ncols, k):
+    """Reduce `a` in place to RREF with k-bit tables (k = 0: choose_k), on this thread. Returns (pivot columns,
+    tables built). The threaded variant (_m4ri_threaded) walks the same blocks; keeping it out of this kernel
+    means a run that never threads never compiles the parallel code."""
+    m = a.shape[0]
+    st = _setup(a, k)
+    tables, luts, win, rc, pos, tab_lo, tab_cnt, spans = st[1], st[2], st[3], st[4], st[5], st[8], st[9], st[10]
+    pivots = np.empty(min(m, ncols), dtype=np.int64)
     r = 0
     c = 0
     built = 0
     while r < m and c < ncols:
-        found, nt, next_c = _find_block(a, r, c, ncols, k, win, rc, pos, pw, tab_lo, tab_cnt)
-        if found == 0:
-            for i in range(r, m):
-                win[i] = _window(a, i, next_c)
-                rc[i] = 0
-        else:
-            _reduce_block(a, r, found, c, pos, pw, fw)
-            _fill_luts(nt, pos, tab_lo, tab_cnt, luts, spans)
+        found, nt, next_c = _next_block(a, r, c, ncols, st)
+        if found:
             built += nt
-            if parallel:
-                _fill_tables_parallel(a, r, nt, tab_cnt, tables, c >> 6)
-                _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, win, rc)
-            else:
-                for t in range(NTAB):
-                    _fill_table(a, r, t, nt, tab_cnt, tables, c >> 6)
-                _update_range(a, 0, r, c, next_c, False, tab_lo, spans, tables, luts, win, rc)
-                _update_range(a, r + found, m, c, next_c, True, tab_lo, spans, tables, luts, win, rc)
+            for t in range(NTAB):
+                _fill_table(a, r, t, nt, tab_cnt, tables, c >> 6)
+            _update_range(a, 0, r, c, next_c, False, tab_lo, spans, tables, luts, win, rc)
+            _update_range(a, r + found, m, c, next_c, True, tab_lo, spans, tables, luts, win, rc)
             for l in range(found):
                 pivots[r + l] = c + pos[l]
+            r += found
+        c = next_c
+    return pivots[:r], built
+
+
+def _m4ri_threaded(a: np.ndarray, ncols: int, k: int) -> tuple[np.ndarray, int]:
+    """_m4ri with the table fills and row passes of each block spread over threads (a block per compiled call)."""
+    m = a.shape[0]
+    st = _setup(a, k)
+    tables, luts, win, rc, pos, tab_lo, tab_cnt, spans = st[1], st[2], st[3], st[4], st[5], st[8], st[9], st[10]
+    pivots = np.empty(min(m, ncols), dtype=np.int64)
+    r = c = built = 0
+    while r < m and c < ncols:
+        found, nt, next_c = _next_block(a, r, c, ncols, st)
+        if found:
+            built += nt
+            _fill_tables_parallel(a, r, nt, tab_cnt, tables, c >> 6)
+            _update_rows_parallel(a, r, found, c, next_c, tab_lo, spans, tables, luts, win, rc)
+            pivots[r:r + found] = c + pos[:found]
             r += found
         c = next_c
     return pivots[:r], built
@@ -415,7 +445,7 @@ def _m4ri_path(a: np.ndarray, ncols: int, parallel: bool | None) -> np.ndarray:
     m, nw = a.shape
     if parallel is None:
         parallel = use_threads(m * nw, PARALLEL_MIN_WORK)
-    pivots, built = _m4ri(a, ncols, 0, parallel)
+    pivots, built = _m4ri_threaded(a, ncols, 0) if parallel else _m4ri(a, ncols, 0)
     COUNTERS["m4ri_calls"] += 1
     COUNTERS["parallel_calls"] += parallel
     COUNTERS["tables"] += built

@@ -78,7 +78,7 @@ def test_every_table_width(k: int, rng: np.random.Generator) -> None:
     for a in (sparse_matrix(90, 400, 0.02, rng), rank_deficient(120, 200, 50, rng)):
         expected, expected_pivots = oracle_rref(a, a.shape[1] * 64)
         b = a.copy()
-        pivots, _ = m4ri._m4ri(b, a.shape[1] * 64, k, False)
+        pivots, _ = m4ri._m4ri(b, a.shape[1] * 64, k)
         np.testing.assert_array_equal(pivots, expected_pivots)
         np.testing.assert_array_equal(to_bool(b, a.shape[1] * 64), expected)
 
@@ -205,3 +205,12 @@ def test_threads_reduce_concurrently(rng: np.random.Generator) -> None:
 def test_bad_input_raises(bad, ncols: int, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         row_reduce(bad, ncols)
+
+
+def test_a_serial_reduction_does_not_compile_the_threaded_code() -> None:
+    """The serial kernel holds no reference to the parallel passes, so a run that never threads never compiles
+    them (they cost a third of a first run's compile time)."""
+    import inspect
+
+    source = inspect.getsource(m4ri._m4ri.py_func)
+    assert "_parallel" not in source.replace("_m4ri_threaded", "")
