@@ -6,6 +6,7 @@
     ext                                        # in Jupyter: the interactive chart (the SVG where scripts are off)
 
 `nassau resolve` is `request(...)` then `Request.run`, with the CLI's own progress bar; `nassau chart` is `load`.
+`cluster=` or `workers=` runs the jobs on Dask worker processes instead of threads (nassau.cluster).
 Bad input raises the exceptions the CLI turns into one line: ModuleError, EngineError, StoreError, ClassError.
 """
 from __future__ import annotations
@@ -18,7 +19,8 @@ from typing import Callable
 from algebra.module import Module
 from algebra.module_json import ModuleSpec, read_spec
 from algebra.module_loader import module_from_spec
-from nassau.engine import CHANGE_OF_RINGS, UNSTABLE, EngineError, choose_algorithm, resolved_module
+from nassau.cluster import Cluster
+from nassau.engine import CHANGE_OF_RINGS, UNSTABLE, EngineError, check_executor, choose_algorithm, resolved_module
 from nassau.engine import resolve as run_engine
 from nassau.ext import Ext
 from nassau.notebook_progress import NotebookBar, in_notebook
@@ -42,7 +44,8 @@ def cores() -> int:
 @dataclass
 class Request:
     """A checked computation, nothing computed yet: the module, its region, the algorithm and the save directory
-    (opened: a directory made for something else is refused here, before any work)."""
+    (opened: a directory made for something else, or in use by a cluster run, is refused here, before any work);
+    the jobs run on threads, or on the Dask scheduler at `cluster`, or on a local cluster of `workers` processes."""
 
     spec: ModuleSpec
     module: Module
@@ -53,6 +56,8 @@ class Request:
     operations: list[str] | None
     d2: bool = False
     page: int = 2
+    cluster: str | None = None
+    workers: int | None = None
 
     @property
     def label(self) -> str:
@@ -63,26 +68,43 @@ class Request:
         """Bidegrees in the region: the length of a progress bar."""
         return len(self.region.bidegrees())
 
-    def run(self, on_done: Callable[[int, int], None] | None = None) -> Ext:
-        """Resolve (resuming from the save directory), calling on_done(s, t) as each bidegree finishes."""
-        try:
-            res = run_engine(self.module, self.region, self.algorithm, self.threads, self.store, on_done=on_done)
-        except BaseException:
-            if self.store is not None:
+    def run(self, on_done: Callable[[int, int], None] | None = None,
+            on_status: Callable[[str], None] | None = None) -> Ext:
+        """Resolve (resuming from the save directory), calling on_done(s, t) as each bidegree finishes; a cluster
+        run also calls on_status with a note on its workers, and holds the save directory until it ends."""
+        loaded = None
+        if self.cluster is None and self.workers is None:
+            try:
+                res = run_engine(self.module, self.region, self.algorithm, self.threads, self.store, on_done=on_done)
+            except BaseException:
+                if self.store is not None:
+                    self.store.close()
+                raise
+        else:
+            assert self.store is not None, "request() gives a cluster run a save directory"
+            try:
+                with Cluster(self.cluster, self.workers, on_status) as cluster:
+                    self.store.lock()
+                    res = run_engine(self.module, self.region, self.algorithm, store=self.store, on_done=on_done,
+                                     executor=cluster)
+                    loaded = cluster.resumed
+            finally:
                 self.store.close()
-            raise
-        return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads,
-                   self.store.loaded if self.store is not None else 0, d2=self.d2, page=self.page)
+        if loaded is None:
+            loaded = self.store.loaded if self.store is not None else 0
+        return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads, loaded,
+                   d2=self.d2, page=self.page)
 
 
 def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
-            page: int = 2) -> Request:
+            page: int = 2, cluster: str | None = None, workers: int | None = None) -> Request:
     """Check a computation (see `resolve`) without running it."""
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
+    _check_cluster(cluster, workers, save_dir)
     spec = read_spec(module)
     mod = module_from_spec(spec)
     if unstable and (algorithm != "auto" or products):
@@ -101,27 +123,44 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
     except ValueError as exc:
         raise EngineError(str(exc)) from None
+    if cluster is not None or workers is not None:
+        check_executor(mod, region, chosen)
     store = None
     if save_dir is not None:
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
-    return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page)
+    return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
+                   cluster, workers)
+
+
+def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
+    if cluster is not None and workers is not None:
+        raise EngineError("give either a cluster's address or a number of local workers, not both")
+    if workers is not None and workers < 1:
+        raise EngineError(f"workers must be at least 1 (got {workers})")
+    if cluster is not None and not cluster.strip():
+        raise EngineError("the cluster's address is empty (e.g. tcp://scheduler:8786)")
+    if (cluster is not None or workers is not None) and save_dir is None:
+        raise EngineError("a cluster run needs a save directory, shared by the client and every worker: the jobs "
+                          "read their inputs from it and write their results there")
 
 
 def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False,
-            d2: bool = False, page: int = 2) -> Ext:
+            d2: bool = False, page: int = 2, cluster: str | None = None, workers: int | None = None) -> Ext:
     """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
 
     algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
     chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as for --products); save_dir: save
     and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
     unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only);
-    d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2.
+    d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2;
+    cluster: the address of a Dask scheduler to run the jobs on, or workers: a number of local worker processes
+    (either needs save_dir, on a filesystem the client and every worker share).
     """
     req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
-                  save_dir=save_dir, unstable=unstable, d2=d2, page=page)
+                  save_dir=save_dir, unstable=unstable, d2=d2, page=page, cluster=cluster, workers=workers)
     bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
                                                                                        not progress)
     try:

@@ -53,6 +53,13 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Resolve MODULE through a stem (or up to an internal degree t) and print the "
                                      "chart of dim Ext^{s,t}: one row per s, top row first, one column per stem.")
     _computation_args(res)
+    where = res.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS",
+                       help="run the jobs on the Dask scheduler at ADDRESS (e.g. tcp://host:8786) instead of threads; "
+                            "needs --save-dir on a directory every worker shares (pip install 'nassau[distributed]')")
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="run the jobs on a local Dask cluster of N worker processes instead of threads; needs "
+                            "--save-dir")
     res.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
     res.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
     res.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
@@ -206,10 +213,11 @@ def _compute(args: argparse.Namespace) -> int:
     req = api.request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
                       threads=args.threads, products=getattr(args, "products", None), save_dir=args.save_dir,
                       unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
-                      page=getattr(args, "page", 2))
+                      page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
+                      workers=getattr(args, "workers", None))
     reporter = Reporter(req.size, req.label, args.quiet)
     try:
-        ext = req.run(on_done=reporter.advance)
+        ext = req.run(on_done=reporter.advance, on_status=reporter.status)
     except BaseException:
         reporter.abort()
         raise
@@ -221,8 +229,16 @@ def _compute(args: argparse.Namespace) -> int:
     _stdout(ext.text())
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{req.spec.display}: {len(ext.generators)} generators through {_span(ext.region)} "
-                    f"({ext.algorithm}, {args.threads} thread{'s' if args.threads > 1 else ''}{resumed})")
+                    f"({ext.algorithm}, {_executor(args)}{resumed})")
     return 0
+
+
+def _executor(args: argparse.Namespace) -> str:
+    if getattr(args, "cluster", None):
+        return f"the Dask cluster at {args.cluster}"
+    if getattr(args, "workers", None):
+        return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
+    return f"{args.threads} thread{'s' if args.threads > 1 else ''}"
 
 
 def _tensor(args: argparse.Namespace) -> int:

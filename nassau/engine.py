@@ -78,6 +78,15 @@ class Executor(Protocol):
             algorithm: str, store: Store, on_done: Callable[[int, int], None] | None) -> None: ...
 
 
+def check_executor(module: Module, region: Region, algorithm: str) -> None:
+    """EngineError unless an executor can run this resolution: not a cofiber's two-phase one, which stays on one
+    machine."""
+    cofiber = None if algorithm == UNSTABLE else CofiberSpec.read(module)
+    if cofiber is not None and region.max_s >= cofiber.s:
+        raise EngineError(f"{module.name} is a cofiber, resolved in two phases on this machine only; run it without "
+                          "--cluster or --workers")
+
+
 def compute(res: Resolution, region: Region, algorithm: str, s: int, t: int, store: Store | None = None) -> None:
     """The job (s, t), the same on a thread and on a cluster worker: one step of the algorithm, then its file.
 
@@ -101,11 +110,10 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
     checks that the module is unstable through the region (ModuleError names what breaks it).
 
     With an executor the jobs run there, writing into the store, and the resolution returned is loaded from it."""
+    if executor is not None:
+        check_executor(module, region, algorithm)
     cofiber = None if algorithm == UNSTABLE else CofiberSpec.read(module)
     if cofiber is not None and region.max_s >= cofiber.s:
-        if executor is not None:
-            raise EngineError(f"{module.name} is a cofiber, resolved in two phases on this machine only; run it "
-                              "without --cluster or --workers")
         return _resolve_cofiber(module, cofiber, region, threads, store, on_done)
     module = resolved_module(module, algorithm)
     if algorithm == UNSTABLE:

@@ -17,6 +17,9 @@ class Reporter:
         self.label = label
         self.total = total
         self.done = 0
+        self._where = ""
+        #: A note on the executor (a cluster run: its workers and the jobs they are running), shown after the bar.
+        self._note = ""
         self.start = time.perf_counter()
         self._lock = threading.Lock()
         self._live = not quiet and self.stream.isatty()
@@ -32,8 +35,19 @@ class Reporter:
         """One bidegree finished."""
         with self._lock:
             self.done += 1
+            self._where = f": (n={t - s}, s={s})"
             if self._progress is not None:
-                self._progress.update(self._task, advance=1, description=f"{self.label}: (n={t - s}, s={s})")
+                self._progress.update(self._task, advance=1, description=self._description())
+
+    def status(self, note: str) -> None:
+        """Show this note beside the bar until the next one."""
+        with self._lock:
+            self._note = note
+            if self._progress is not None:
+                self._progress.update(self._task, description=self._description())
+
+    def _description(self) -> str:
+        return self.label + self._where + (f" [{self._note}]" if self._note else "")
 
     @property
     def elapsed(self) -> float:

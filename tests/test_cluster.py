@@ -1,0 +1,177 @@
+"""nassau resolve --workers N / --cluster ADDRESS: Dask worker processes over a shared save directory.
+
+They give the threads' chart, JSON and save directory byte for byte, lose nothing to a SIGKILLed worker or client,
+and refuse a second client on the same directory. Each Dask test starts a local cluster of 2 worker processes (a
+few seconds); the worker function itself is also tested in this process, with no Dask, for any order of the jobs
+and any split between workers.
+"""
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from nassau import cluster
+from nassau.api import request
+from nassau.engine import dependencies
+from tests.helpers import run_cli
+
+distributed = pytest.importorskip("distributed", reason="the cluster tests need dask[distributed] (the test extra)")
+psutil = pytest.importorskip("psutil", reason="psutil comes with dask[distributed]")
+
+S2 = ["resolve", "S_2", "--stem", "40", "--max-s", "12"]  # Nassau's algorithm, about 500 jobs
+JOKER = ["resolve", "Joker", "--stem", "24", "--max-s", "8", "--algorithm", "standard"]
+
+
+def files(save: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((save / "bidegrees").glob("*.bin"))}
+
+
+@pytest.fixture(scope="module")
+def threaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bytes, bytes, Path]]:
+    """The threaded run of each command: its chart, its JSON and its save directory."""
+    out = {}
+    for name, args in (("S_2", S2), ("Joker", JOKER)):
+        base = tmp_path_factory.mktemp(f"threads-{name}")
+        run = run_cli(*args, "--threads", "2", "--save-dir", str(base / "save"), "--json", str(base / "c.json"),
+                      "--quiet")
+        assert run.returncode == 0, run.stderr
+        out[name] = (run.stdout, (base / "c.json").read_bytes(), base / "save")
+    return out
+
+
+def _one_line_error(out: subprocess.CompletedProcess, needle: str) -> None:
+    assert out.returncode == 2, out
+    lines = out.stderr.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], lines
+
+
+@pytest.mark.parametrize("name", ["S_2", "Joker"])
+def test_two_worker_processes_give_the_threads_bytes(tmp_path: Path, threaded: dict, name: str) -> None:
+    chart, chart_json, save = threaded[name]
+    args = S2 if name == "S_2" else JOKER
+    run = run_cli(*args, "--workers", "2", "--save-dir", str(tmp_path / "save"), "--json", str(tmp_path / "c.json"))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == chart
+    assert (tmp_path / "c.json").read_bytes() == chart_json
+    assert files(tmp_path / "save") == files(save)
+    assert (tmp_path / "save" / "nassau-save.json").read_bytes() == (save / "nassau-save.json").read_bytes()
+    assert "2 worker processes, 0 bidegrees loaded" in run.stderr.decode()
+
+
+def test_any_split_of_the_jobs_between_workers_gives_the_same_files(tmp_path: Path, threaded: dict,
+                                                                    rng: np.random.Generator) -> None:
+    """The worker function alone, in this process: three simulated workers (each its own cached resolution) take
+    the jobs in a random order that respects the dependencies, as Dask might hand them out."""
+    save = tmp_path / "save"
+    req = request("S_2", 40, max_s=12, save_dir=save, threads=1)
+    req.store.lock()
+    req.store.close()
+    deps = dependencies(req.algorithm)
+    todo = set(req.region.bidegrees())
+    workers: list[dict] = [{}, {}, {}]
+    while todo:
+        ready = sorted(b for b in todo if not any(d in todo for d in deps(*b)))
+        s, t = ready[rng.integers(len(ready))]
+        cluster._RUNS = workers[rng.integers(len(workers))]
+        cluster.job(str(save.resolve()), req.store.fingerprint, req.algorithm, req.region, s, t)
+        todo.remove((s, t))
+    cluster._RUNS = {}
+    assert files(save) == files(threaded["S_2"][2])
+    assert all(w for w in workers), "every simulated worker should have run something"
+
+
+def test_a_worker_waits_for_an_input_it_cannot_see_and_never_trusts_a_damaged_one(tmp_path: Path, threaded: dict,
+                                                                                 monkeypatch) -> None:
+    save = tmp_path / "save"
+    shutil.copytree(threaded["S_2"][2], save)
+    victim = save / "bidegrees" / "3_20.bin"
+    victim.write_bytes(victim.read_bytes()[:-5])  # as a dead worker's half-written file would be, were it renamed
+    (save / "bidegrees" / "4_21.bin").unlink()
+    monkeypatch.setattr(cluster, "INPUT_WAIT", 0.2)
+    monkeypatch.setattr(cluster, "_RUNS", {})
+    req = request("S_2", 40, max_s=12, save_dir=save)
+    with pytest.raises(cluster.StoreError, match=r"input \(n=17, s=3\) of job \(n=17, s=4\) is not in"):
+        cluster.job(str(save.resolve()), req.store.fingerprint, req.algorithm, req.region, 4, 21)
+    assert (save / "bidegrees" / "3_20.corrupt").exists()
+
+
+def _start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "nassau", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def _wait_for_files(proc: subprocess.Popen, save: Path, count: int) -> None:
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and len(list(save.glob("bidegrees/*.bin"))) < count:
+        time.sleep(0.01)
+
+
+def _workers(proc: subprocess.Popen) -> list:
+    """The Dask worker processes of a client started with --workers (spawned children; not the resource tracker)."""
+    found = []
+    for child in psutil.Process(proc.pid).children():
+        try:
+            if "spawn_main" in " ".join(child.cmdline()):
+                found.append(child)
+        except psutil.NoSuchProcess:  # a short-lived helper that has just ended
+            continue
+    return found
+
+
+def test_a_sigkilled_worker_costs_its_job_only(tmp_path: Path, threaded: dict) -> None:
+    chart, _, clean = threaded["S_2"]
+    save = tmp_path / "save"
+    proc = _start(*S2, "--workers", "2", "--save-dir", str(save), "--quiet")
+    _wait_for_files(proc, save, 150)
+    victims = _workers(proc)
+    assert len(victims) == 2 and proc.poll() is None, "the kill should land while both workers run"
+    victims[0].send_signal(signal.SIGKILL)
+    victims[0].wait(10)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert out == chart
+    assert files(save) == files(clean)
+
+
+def test_a_second_client_is_refused_and_a_killed_client_resumes(tmp_path: Path, threaded: dict) -> None:
+    chart, _, clean = threaded["S_2"]
+    save = tmp_path / "save"
+    first = _start(*S2, "--workers", "2", "--save-dir", str(save), "--quiet")
+    _wait_for_files(first, save, 100)
+    assert first.poll() is None
+    for extra in (["--workers", "2"], ["--threads", "1"]):
+        _one_line_error(run_cli(*S2, *extra, "--save-dir", str(save)), f"is in use by another run (pid {first.pid}")
+    first.send_signal(signal.SIGKILL)
+    first.communicate()
+    partial = len(files(save))
+    assert partial < len(files(clean)), "the kill should land partway through"
+    again = run_cli(*S2, "--workers", "2", "--save-dir", str(save))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == chart and files(save) == files(clean)
+    loaded = int(again.stderr.decode().split(" bidegrees loaded")[0].rsplit(" ", 1)[1])
+    assert loaded >= partial - 2
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--workers", "2"], "needs a save directory"),
+    (["--workers", "0", "--save-dir", "SAVE"], "workers must be at least 1 (got 0)"),
+    (["--cluster", " ", "--save-dir", "SAVE"], "address is empty"),
+    (["--cluster", "tcp://127.0.0.1:9", "--save-dir", "SAVE"], "cannot reach the Dask scheduler at tcp://127.0.0.1:9"),
+])
+def test_bad_cluster_input(tmp_path: Path, monkeypatch, args: list[str], needle: str) -> None:
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    args = [str(tmp_path / "save") if a == "SAVE" else a for a in args]
+    _one_line_error(run_cli("resolve", "S_2", "--stem", "10", *args), needle)
+    assert not (tmp_path / "save").exists()
+
+
+def test_a_cofiber_is_refused_before_any_cluster_starts(tmp_path: Path) -> None:
+    out = run_cli("resolve", "C2v14", "--max-t", "20", "--workers", "2", "--save-dir", str(tmp_path / "save"))
+    _one_line_error(out, "is a cofiber, resolved in two phases on this machine only")
+    assert not (tmp_path / "save").exists()
