@@ -1,0 +1,419 @@
+"""The one secondary lift behind d2, secondary products and secondary Massey products (REFERENCE-SECONDARY 3.1).
+
+Each lift witnesses an identity sum_i c_i g_i f_i = 0 between maps of free resolutions F -> G (f applied first,
+c_i = 1 or 3 in Z/4) in the secondary Steenrod algebra. Lifted to B_0 the composite
+C_s(x) = sum_i c_i sigma(g_i) sigma(f_i)(x) of a generator x of F_s is a kernel element of B_0 (x) G_{s - s_h}
+(its Z/4 part is even), and the lift is a homotopy h_s: F_s -> G_{s - s_h}, a generator of degree t going to degree
+t - t_h - 1, zero at s = s_h, with
+
+    d h_s(x) = h_{s-1}(d x) + sum over the terms a y of d x of A(a, C_{s-1}(y)) + (terms of the particular lift).
+
+So h is a chain map of shift (s_h, t_h + 1) whose cycles carry the A-terms (the "intermediate"): the lifting
+engine of nassau.chain_map lifts it, one preimage call per output bidegree. A subclass names its composite
+(`composite_terms`), its further terms (`extra_terms`) and what must be lifted before a bidegree can be
+(`inputs_ready`); lift the maps it reads first. The resolution's own lift (nassau.secondary) gives d2, the lift of
+a product map (nassau.secondary_homomorphism) secondary products, the lift of a null-homotopy
+(nassau.secondary_massey) secondary Massey products.
+
+Composites of a bidegree are three compiled calls (Z/4 parts, Y-parts, sums per generator); the A-terms of many
+vectors are one product batch (`act`). `Composites.twin` and PairAlgebra.a_multiply are the one-at-a-time twins.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from algebra.free_map import FreeMap
+from algebra.milnor_basis import MilnorBasis
+from algebra.milnor_kernels import SCRATCH
+from algebra.pair_algebra import (
+    Element,
+    PairAlgebra,
+    a_y_batch,
+    binomials_mod4,
+    y_batch,
+    z4_batch,
+)
+from algebra.ppart import FIELD_MASK, MAX_LEN
+from algebra.products import ProductBatch, run_batch
+from fp import F2, from_bool, gather_columns, gf2_matmul, to_bool, words
+from fp.packed import mask_padding
+from nassau.chain_map import ChainMap, stack
+from nassau.quasi_inverses import Preimages
+from nassau.region import Region
+from nassau.resolution import Resolution
+
+#: The bits of r_1 in a packed Milnor word.
+R1_MASK = int(FIELD_MASK[0])
+#: (coefficient in Z/4, f, g): the composite g f, f applied first.
+Term = tuple[int, FreeMap, FreeMap]
+
+
+class SecondaryError(ValueError):
+    """A secondary lift cannot be made (odd prime, profile, an obstruction, or input that does not lift)."""
+
+
+@dataclass
+class Composite:
+    """C_s(x) on one generator x of F_s, finalized (its Z/4 part even): twos, packed over G(D) with D = deg x - t_h,
+    and for each key (k, l) the Y-part, packed over G(D + 1 - 2^k - 2^l)."""
+
+    degree: int
+    twos: np.ndarray
+    ys: dict[tuple[int, int], np.ndarray]
+    _terms: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+    def part(self, key: tuple[int, int] | None, low) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The terms P(S) h of twos (key None) or of the Y-part `key` as (packed S, generator h, degree of S),
+        computed once."""
+        hit = self._terms.get(key)
+        if hit is None:
+            vec = self.twos if key is None else self.ys[key]
+            deg = self.degree if key is None else self.degree + 1 - (1 << key[0]) - (1 << key[1])
+            gens, ws = low.basis_words(deg)
+            bits = to_bool(vec[None, :], len(gens))[0]
+            hit = self._terms[key] = (ws[bits], gens[bits], deg - low.gen_degrees[gens[bits]])
+        return hit
+
+
+class Composites:
+    """The composites of a lift's generators, a bidegree at a time, kept; `twin` is the product-at-a-time version
+    the tests compare."""
+
+    def __init__(self, lift: SecondaryLift) -> None:
+        self.lift = lift
+        self._lock = threading.Lock()
+        self._done: dict[tuple[int, int], dict[int, Composite]] = {}
+
+    def __call__(self, s: int, g: int) -> Composite:
+        t = int(self.lift.source.free(s).gen_degrees[g])
+        with self._lock:
+            hit = self._done.get((s, t))
+        if hit is None:
+            hit = self._bidegree(s, t)
+            with self._lock:
+                hit = self._done.setdefault((s, t), hit)
+        return hit[g]
+
+    def _bidegree(self, s: int, t: int) -> dict[int, Composite]:
+        lift = self.lift
+        basis = lift.source.algebra
+        fs, low = lift.source.free(s), lift.target.free(s - lift.s_shift)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        deg = t - lift.st
+        width = low.dimension(deg)
+        layout = _YLayout(deg, low)
+        totals = np.zeros((last - first, width), dtype=np.int64)
+        ys = np.zeros((last - first, words(layout.width)), dtype=np.uint64)
+        for coef, f, g in lift.composite_terms(s):
+            mid, deg_mid = f.target, t - f.shift
+            support = np.zeros((last - first, mid.dimension(deg_mid)), dtype=bool)
+            for row, x in enumerate(range(first, last)):
+                vec, ngens = f.output(x)
+                cols = mid.dimension(deg_mid, ngens)
+                support[row, :cols] = to_bool(vec[None, :], cols)[0]
+            # g is not defined on the middle generators below its degree shift (their columns come first)
+            support[:, :mid.offsets(deg_mid)[mid.gens_below(g.shift)]] = False
+            used = np.nonzero(support.any(axis=0))[0]
+            if not len(used):
+                continue
+            batch = compact(g.batch(deg_mid, used))
+            z4 = np.zeros((len(used), width), dtype=np.int8)
+            z4_batch(z4, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
+                     batch.term_col, basis.rank_g, basis.index_map, basis.index_map_offset, binomials_mod4())
+            incidence = support[:, used]
+            totals += coef * (incidence.astype(np.int64) @ z4.astype(np.int64))
+            ys ^= layout.summed(basis, batch, incidence)
+        totals %= 4
+        if (totals % 2).any():
+            g = first + int(np.nonzero((totals % 2).any(axis=1))[0][0])
+            raise SecondaryError(f"the lifted composite of {lift.name} on {fs.gen_names[g]} is not in the kernel")
+        twos = from_bool((totals // 2).astype(bool))
+        return {g: Composite(deg, twos[row], layout.parts(ys[row])) for row, g in enumerate(range(first, last))}
+
+    def twin(self, s: int, g: int) -> dict[int, Element]:
+        """C_s(g) by sigma products one at a time: {G generator: kernel element}."""
+        lift = self.lift
+        unpack = lift.source.algebra.unpack
+        low = lift.target.free(s - lift.s_shift)
+        deg = int(lift.source.free(s).gen_degrees[g]) - lift.st
+        out: dict[int, Element] = {}
+        for coef, f, gmap in lift.composite_terms(s):
+            for k in range(int(f.term_start[g]), int(f.term_start[g + 1])):
+                mid = int(f.term_gen[k])
+                if f.target.gen_degrees[mid] < gmap.shift:
+                    continue
+                a = unpack(int(f.term_s[k]))
+                for q in range(int(gmap.term_start[mid]), int(gmap.term_start[mid + 1])):
+                    z = int(gmap.term_gen[q])
+                    if z not in out:
+                        out[z] = lift.pair.zero(deg - int(low.gen_degrees[z]))
+                    out[z].add(lift.pair.sigma_product(a, unpack(int(gmap.term_s[q]))), coef)
+        return out
+
+
+class _YLayout:
+    """The Y-parts of composites of degree D as one packed row: a column segment per key (k, l), each the basis of
+    G(D + 1 - 2^k - 2^l)."""
+
+    def __init__(self, deg: int, low) -> None:
+        self.keys = [(k, l) for l in range(MAX_LEN + 2) for k in range(l) if (1 << k) + (1 << l) <= deg + 1]
+        self.low = low
+        self.key_of = np.zeros((2 * MAX_LEN + 2, 2 * MAX_LEN + 2), dtype=np.int64)
+        self.offsets, self.segments, start = [], [], 0
+        for n, (k, l) in enumerate(self.keys):
+            self.key_of[k, l] = n
+            off = low.offsets(deg + 1 - (1 << k) - (1 << l))
+            self.offsets.append(start + off)
+            self.segments.append((start, int(off[-1])))
+            start += int(off[-1])
+        self.width = start
+
+    def summed(self, basis: MilnorBasis, batch: ProductBatch, incidence: np.ndarray) -> np.ndarray:
+        """The Y-parts of the batch's rows, summed per generator by the incidence (generators x rows)."""
+        nrows = len(batch.row_r)
+        ys = np.zeros((nrows, words(self.width)), dtype=np.uint64)
+        if self.keys:
+            key_col = np.column_stack([off[batch.term_gen] for off in self.offsets])
+            y_batch(ys, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
+                    key_col, self.key_of, basis.rank_g, basis.index_map, basis.index_map_offset,
+                    np.zeros(SCRATCH, np.int64))
+        return gf2_matmul(from_bool(incidence), ys, nrows, self.width)
+
+    def parts(self, row: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
+        """{key: packed Y-part} for the nonzero keys of one summed row."""
+        out = {}
+        bits = to_bool(row[None, :], self.width)[0]
+        for key, (start, width) in zip(self.keys, self.segments, strict=True):
+            if bits[start:start + width].any():
+                out[key] = from_bool(bits[None, start:start + width])[0]
+        return out
+
+
+def compact(batch: ProductBatch) -> ProductBatch:
+    """The batch with only the term lists its rows use, renumbered (so per-term tables stay small); term_gen
+    names each kept term's target generator, term_col its column."""
+    lists = np.unique(batch.row_terms)
+    starts, ends = batch.term_start[lists], batch.term_start[lists + 1]
+    take = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)]) if len(lists) else \
+        np.zeros(0, dtype=np.int64)
+    new_start = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
+    remap = np.searchsorted(lists, batch.row_terms)
+    out = ProductBatch(row_r=batch.row_r, row_deg=batch.row_deg, row_terms=remap.astype(np.int64),
+                       term_start=new_start, term_s=batch.term_s[take], term_sdeg=batch.term_sdeg[take],
+                       term_col=batch.term_col[take])
+    out.term_gen = batch.term_gen[take]
+    return out
+
+
+class AYTable:
+    """A(Sq R, Y_{k,l}) as Milnor basis words, memoised per (R, k, l) and filled in compiled batches; shared by the
+    lifts over one algebra (the twin is PairAlgebra.a_y)."""
+
+    def __init__(self, basis: MilnorBasis) -> None:
+        self.basis = basis
+        self._words: dict[tuple[int, int, int], tuple[np.ndarray, int]] = {}
+
+    def fill(self, need: dict[tuple[int, int, int], int]) -> None:
+        """Compute every A(Sq R, Y_{k,l}) of `need` ((packed R, k, l) -> |R|) the memo lacks, in one call."""
+        keys = [key for key in need if key not in self._words]
+        if not keys:
+            return
+        basis = self.basis
+        top = max(need[key] + (1 << key[1]) + (1 << key[2]) - 2 for key in keys)
+        basis.extend(top)
+        out = np.zeros((len(keys), words(max(basis.dimension(e) for e in range(top + 1)))), dtype=np.uint64)
+        a_y_batch(out, np.array([w for w, _, _ in keys], dtype=np.uint64), np.array([need[key] for key in keys]),
+                  np.array([k for _, k, _ in keys]), np.array([l for _, _, l in keys]), basis.rank_g, basis.index_map,
+                  basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
+        for n, key in enumerate(keys):
+            deg = need[key] + (1 << key[1]) + (1 << key[2]) - 2
+            bits = to_bool(out[n:n + 1], basis.dimension(deg))[0]
+            self._words[key] = (basis.words(deg)[bits], deg)
+
+    def __getitem__(self, key: tuple[int, int, int]) -> tuple[np.ndarray, int]:
+        """The Milnor basis words of A(Sq R, Y_{k,l}) and their degree (after `fill`)."""
+        return self._words[key]
+
+
+class SecondaryLift(ChainMap):
+    """h: F -> G of shift (s_h, t_h), h_s: F_s -> G_{s - s_h} lowering degrees by t_h + 1, zero at s = s_h."""
+
+    #: What a failed check at s = s_h + 1 means for this lift (the reference checks that level only).
+    failure = "the input does not lift"
+
+    def __init__(self, source: Resolution, target: Resolution, shift: tuple[int, int], region: Region,
+                 name: str = "", ay: AYTable | None = None) -> None:
+        s_h, t_h = shift
+
+        def zero(t: int) -> np.ndarray:
+            return np.zeros((source.new_gens.get((s_h, t), 0), target.module.dimension(t - t_h - 1)), dtype=np.uint8)
+
+        super().__init__(source, target, (s_h, t_h + 1), zero, region, name)
+        self.st = t_h
+        self.pair = PairAlgebra(source.algebra)
+        self.ay = ay or AYTable(source.algebra)
+        self.composites = Composites(self)
+        self._checks: dict[tuple[int, int], np.ndarray] = {}
+
+    # -- what a subclass says ------------------------------------------------------------------------------
+    def composite_terms(self, s: int) -> list[Term]:
+        """(c, f, g) with C_s = sum c sigma(g) sigma(f): F_s -> G_{s - s_h}, lowering degrees by t_h."""
+        raise NotImplementedError
+
+    def extra_terms(self, s: int, t: int, ngens: int) -> np.ndarray | None:
+        """The lift's own terms of d h_s(x) beyond h_{s-1}(d x) and the A-terms, for the generators x of F_s in
+        degree t: packed rows over G_{s-s_h-1}(t - t_h - 1)'s first ngens generators (None: no such terms)."""
+        return None
+
+    def inputs_ready(self, s: int, t: int) -> bool:
+        """Whether the maps the cycles at (s, t) read are lifted there (s > s_h)."""
+        return True
+
+    # -- the A-terms -----------------------------------------------------------------------------------------
+    def act(self, s: int, degree: int, vectors: np.ndarray, ngens: int, full: bool = False) -> np.ndarray:
+        """For each row v = sum a y (a vector of F_s in `degree`): sum A(a, C_s(y)), and with `full` also h_s(v),
+        packed over G_{s-s_h}(degree - t_h - 1)'s first ngens generators.
+
+        Each distinct term a y of the rows is expanded once, every product is one batch, and the rows' sums are one
+        product with the incidence of terms."""
+        fs, low = self.source.free(s), self.target.free(s - self.s_shift)
+        out_off = low.offsets(degree - self.st - 1, ngens)
+        width = int(out_off[-1])
+        out = np.zeros((len(vectors), words(width)), dtype=np.uint64)
+        cols = F2().support(vectors)
+        if len(cols):
+            gens, ws = fs.basis_words(degree, fs.gens_below(degree + 1))
+            gdeg = fs.gen_degrees[gens[cols]]
+            # A(1, x) = 0, and the composite of a generator whose image degree lies below G's bottom is zero
+            cols = cols[(gdeg < degree) & (gdeg - self.st >= self.target.min_degree)]
+            if len(cols):
+                out ^= self._a_terms(s, degree, ws[cols], gens[cols], gather_columns(vectors, cols), out_off)
+        if full:
+            out ^= self.free_map(s).apply(degree, vectors, ngens)
+        return out
+
+    def _a_terms(self, s: int, degree: int, r_words: np.ndarray, r_gens: np.ndarray, incidence: np.ndarray,
+                 out_off: np.ndarray) -> np.ndarray:
+        """Rows of `incidence` (packed over the terms Sq(R) y given by r_words, r_gens) -> their A-terms."""
+        fs, low = self.source.free(s), self.target.free(s - self.s_shift)
+        deg_r = degree - fs.gen_degrees[r_gens]
+        need = {}
+        for word, y, d in zip(r_words, r_gens, deg_r, strict=True):
+            for k, l in self.composites(s, int(y)).ys:
+                need[(int(word), k, l)] = int(d)
+        self.ay.fill(need)
+        plan = _Plan(out_off)
+        for p, (word, y, d) in enumerate(zip(r_words, r_gens, deg_r, strict=True)):
+            comp = self.composites(s, int(y))
+            if int(word) & R1_MASK and comp.twos.any():  # r_1 >= 1: Sq(R - e_1) is one less in the lowest field
+                plan.rows(p, np.array([np.uint64(word) - np.uint64(1)]), int(d) - 1, comp.part(None, low))
+            for k, l in comp.ys:
+                lefts, ay_deg = self.ay[(int(word), k, l)]
+                if len(lefts):
+                    plan.rows(p, lefts, ay_deg, comp.part((k, l), low))
+        return plan.run(self.source.algebra, incidence, len(r_words))
+
+    def intermediate(self, s: int, t: int, ngens: int) -> np.ndarray:
+        """Everything but h_{s-1}(d x) in d h_s(x), for the generators x of F_s in degree t: the A-terms of C_{s-1}
+        on d x and the lift's own terms, packed over G_{s-s_h-1}(t - t_h - 1)'s first ngens generators."""
+        fs = self.source.free(s)
+        dx = stack([self.source.differential(s).output(g)[0] for g in range(fs.gens_below(t), fs.gens_below(t + 1))])
+        out = self.act(s - 1, t, dx, ngens)
+        extra = self.extra_terms(s, t, ngens)
+        if extra is not None:
+            out ^= extra
+        return out
+
+    # -- lifting (the chain-map engine calls these) -------------------------------------------------------------
+    def ready(self, s: int, t: int) -> bool:
+        return super().ready(s, t) and (s == self.s_shift or self.inputs_ready(s, t))
+
+    def cycles(self, s: int, t: int, preimages: Preimages) -> np.ndarray:
+        base = super().cycles(s, t, preimages)
+        if s == self.s_shift:
+            return base
+        g_s, tt = s - self.s_shift, t - self.t_shift
+        lower = self.target.free(g_s - 1)
+        full = self.intermediate(s, t, lower.gens_below(tt + 1))
+        if s == self.s_shift + 1:
+            self._checks[(s, t)] = full.copy()
+        width = lower.dimension(tt, preimages.target_ngens(g_s, tt))
+        out = full[:, :words(width)].copy()
+        mask_padding(out, width)  # terms on generators of degree tt: a cycle has none, the preimage ignores them
+        return out ^ base
+
+    def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
+        wanted = self._checks.pop((s, t), None)
+        if wanted is not None and len(images):
+            g_s, tt = s - self.s_shift, t - self.t_shift
+            got = self.target.differential(g_s).apply(tt, images, self.target.free(g_s - 1).gens_below(tt + 1))
+            width = max(got.shape[1], wanted.shape[1])
+            if not np.array_equal(_pad(got, width), _pad(wanted, width)):
+                raise SecondaryError(f"failed to lift at (n={t - s}, s={s}): {self.failure}")
+        super().record(s, t, images, ngens)
+
+
+def _pad(rows: np.ndarray, width: int) -> np.ndarray:
+    out = np.zeros((rows.shape[0], width), dtype=np.uint64)
+    out[:, :rows.shape[1]] = rows
+    return out
+
+
+class _Plan:
+    """The rows L x V of some A-terms: each V's terms become a term list, each row belongs to one distinct term
+    Sq(R) y (a "pair"), and one compiled call makes every product."""
+
+    def __init__(self, out_off: np.ndarray) -> None:
+        self.out_off = out_off
+        self.lists: dict[int, int] = {}
+        self.term_s: list[np.ndarray] = []
+        self.term_sdeg: list[np.ndarray] = []
+        self.term_col: list[np.ndarray] = []
+        self.starts = [0]
+        self.row_pair: list[int] = []
+        self.row_r: list[np.ndarray] = []
+        self.row_deg: list[int] = []
+        self.row_list: list[int] = []
+
+    def _list(self, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
+        found = self.lists.get(id(terms))
+        if found is not None:
+            return found
+        ws, gens, sdeg = terms
+        if len(gens) and gens.max() >= len(self.out_off) - 1:
+            raise AssertionError("an A-term reaches a generator beyond the output's")
+        self.term_s.append(ws)
+        self.term_sdeg.append(sdeg)
+        self.term_col.append(self.out_off[gens])
+        self.starts.append(self.starts[-1] + len(ws))
+        self.lists[id(terms)] = len(self.starts) - 2
+        return self.lists[id(terms)]
+
+    def rows(self, pair: int, lefts: np.ndarray, deg: int, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        n = len(lefts)
+        lst = self._list(terms)
+        self.row_pair.extend([pair] * n)
+        self.row_r.append(lefts)
+        self.row_deg.extend([deg] * n)
+        self.row_list.extend([lst] * n)
+
+    def run(self, basis, incidence: np.ndarray, npairs: int) -> np.ndarray:
+        """For each row of the packed incidence (rows x pairs): the sum of its pairs' products, packed."""
+        width = int(self.out_off[-1])
+        if not self.row_r:
+            return np.zeros((incidence.shape[0], words(width)), dtype=np.uint64)
+        batch = ProductBatch(row_r=np.concatenate(self.row_r).astype(np.uint64),
+                             row_deg=np.array(self.row_deg, dtype=np.int64),
+                             row_terms=np.array(self.row_list, dtype=np.int64),
+                             term_start=np.array(self.starts, dtype=np.int64),
+                             term_s=np.concatenate(self.term_s).astype(np.uint64),
+                             term_sdeg=np.concatenate(self.term_sdeg).astype(np.int64),
+                             term_col=np.concatenate(self.term_col).astype(np.int64))
+        products = np.zeros((len(batch.row_r), words(width)), dtype=np.uint64)
+        run_batch(products, batch, basis)
+        per_pair = np.zeros((npairs, words(width)), dtype=np.uint64)
+        np.bitwise_xor.at(per_pair, np.array(self.row_pair, dtype=np.int64), products)
+        return gf2_matmul(incidence, per_pair, npairs, width)
