@@ -40,8 +40,6 @@ def excess(basis: MilnorBasis | OddMilnorBasis, words: np.ndarray) -> np.ndarray
 class UnstableBasis:
     """A stable basis (p = 2 or odd, any profile) reordered by excess, grown on demand (thread-safe)."""
 
-    unstable = True
-
     def __init__(self, stable: MilnorBasis | OddMilnorBasis) -> None:
         self.stable = stable
         self.prime = stable.prime
