@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from algebra.module import Module
 from algebra.module_json import ModuleSpec
 from algebra.module_loader import load_module, module_from_spec
 from fp import Subspace, from_bool, to_bool
@@ -28,7 +29,7 @@ from nassau.standard import reduced_with_identity
 HEADER = "M({basis element}) = {mahowald_invariant}[ mod {indeterminacy}]"
 
 
-def projective_space(k: int):
+def projective_space(k: int) -> Module:
     """M_k = H^*(RP_{-k}^inf), as the reference's JSON defines it."""
     data = {"p": 2, "type": "real projective space", "min": -k}
     return module_from_spec(ModuleSpec(name=f"RP_-{k}_inf", shift=0, path=Path(f"RP_-{k}_inf"), data=data))
@@ -38,11 +39,12 @@ def sphere_region(max_k: int) -> Region:
     return Region(max_s=max_k // 2 + 1, min_degree=0, max_stem=2 * max_k - 2)
 
 
-def mahowald_lines(max_k: int, threads: int = 1, algorithm: str = "standard") -> Iterator[str]:
-    """The header, then `M(x_(n, s, i)) = ...` for every class found with k <= max_k, in the reference's order."""
+def mahowald_lines(max_k: int, threads: int = 1) -> Iterator[str]:
+    """The header, then `M(x_(n, s, i)) = ...` for every class found with k <= max_k, in the reference's order (F2
+    resolved by the standard algorithm, as the reference does: the printed vectors are in its Ext basis)."""
     yield HEADER
     region = sphere_region(max_k)
-    sphere = resolve(load_module("S_2"), region, algorithm, threads)
+    sphere = resolve(load_module("S_2"), region, "standard", threads)
     for k in range(1, max_k + 1):
         yield from _lines_for(sphere, region, k, threads)
 
