@@ -88,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
         return base._compute(args)
     spec = read_spec(args.module)
     module = module_from_spec(spec)
+    if args.command == "unstable-suspension" and module.algebra.prime != 2:
+        raise base.UserError(f"{spec.display}: the suspension maps are chain maps, which are lifted at p = 2 only")
     last_k = suspension_count(module, args.stem)
     try:
         regions = [Region(max_s=args.max_s, min_degree=module.min_degree + k, max_stem=args.stem + k)

@@ -59,7 +59,8 @@ def resolve_suspensions(spec: ModuleSpec, max_n: int, max_s: int, last_k: int, t
 
 
 def suspension_map(upper: Suspension, lower: Suspension, threads: int = 1) -> ChainMap:
-    """The chain map res(Sigma^k M) -> res(Sigma^{k-1} M) over the identity of M, lifted over upper's region."""
+    """The chain map res(Sigma^k M) -> res(Sigma^{k-1} M) over the identity of M, lifted over upper's region (p = 2,
+    as every chain map)."""
     lower_module = lower.res.module
 
     def identity(t: int) -> np.ndarray:

@@ -208,3 +208,11 @@ def test_threads_give_the_same_resolution() -> None:
     assert one.returncode == 0 and one.stdout == two.stdout and one.stdout.count(b"\n") > 30
     args = ["unstable-suspension", "C2[1]", "--stem", "7", "--max-s", "4", "--quiet"]
     assert run_cli(*args, "--threads", "1").stdout == run_cli(*args, "--threads", "2").stdout
+
+
+def test_odd_prime_family() -> None:
+    """unstable-chart works at p = 3 (a_0 and h_0 lines); the suspension maps are refused there in one line."""
+    chart = run_cli("unstable-chart", "S_3", "--stem", "8", "--max-s", "3", "--quiet")
+    assert chart.returncode == 0 and chart.stdout.count(b"\\begin{figure}") == 11 and b"[h_0]" in chart.stdout
+    maps = run_cli("unstable-suspension", "S_3", "--stem", "8", "--max-s", "3", "--quiet")
+    assert maps.returncode == 2 and maps.stdout == b"" and b"p = 2 only" in maps.stderr
