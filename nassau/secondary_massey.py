@@ -214,7 +214,7 @@ def _lines(ext: SecondaryExt, lift: SecondaryChainHomotopy) -> list[MasseyLine]:
     for s_c, t_c in sorted(ext.unit_region.bidegrees(), key=lambda b: (b[1] - b[0], b[0])):
         c = (t_c - s_c, s_c)
         n, s = c[0] + sigma_t - sigma_s + 1, c[1] + sigma_s - 1  # the bracket's bidegree
-        if not computed(res, n + 1, s - 1) or not computed(res, n, s + 1):
+        if not computed(ext, n + 1, s - 1) or not computed(ext, n, s + 1):
             continue
         if not ext_dim(res, n, s) and not ext_dim(res, n, s + 1):
             continue

@@ -18,7 +18,6 @@ from nassau.e3_page import E3Page, ext_dim
 from nassau.ext_class import ExtClass
 from nassau.quasi_inverses import LiftError, Preimages
 from nassau.region import Region
-from nassau.resolution import Resolution
 from nassau.secondary import SecondaryHomotopy, d2_matrix
 from nassau.secondary_homomorphism import SecondaryHomomorphism
 from nassau.secondary_lift import SecondaryError
@@ -84,9 +83,10 @@ def basis_text(b: Bidegree, v) -> str:
     return " + ".join(f"x_({b[0]}, {b[1]}, {i})" for i, x in enumerate(v) if x)
 
 
-def computed(res: Resolution, n: int, s: int) -> bool:
-    """Whether Ext(M) is known at (n, s): resolved there, or below the module's bottom."""
-    return s >= 0 and (res.is_done(s, n + s) or n < res.min_degree)
+def computed(ext: SecondaryExt, n: int, s: int) -> bool:
+    """Whether M's secondary data reach (n, s): in its region and resolved there, or below the module's bottom."""
+    res = ext.module.source
+    return s >= 0 and (n < res.min_degree or (ext.module_region.contains(s, n + s) and res.is_done(s, n + s)))
 
 
 def check_d2_cycle(h: SecondaryHomotopy, x: ExtClass, what: str) -> None:
@@ -115,7 +115,7 @@ def secondary_products(ext: SecondaryExt, x: ExtClass, name: str) -> list[Produc
     for s_b, t_b in sorted(ext.unit_region.bidegrees(), key=lambda b: (b[1] - b[0], b[0])):
         b = (t_b - s_b, s_b)
         n, s = b[0] + x.n, b[1] + x.s
-        if not k.new_gens.get((s_b, t_b)) or not computed(res, n, s + 1) or not computed(res, n + 1, s - 1):
+        if not k.new_gens.get((s_b, t_b)) or not computed(ext, n, s + 1) or not computed(ext, n + 1, s - 1):
             continue
         if not ext_dim(res, n, s) and not ext_dim(res, n, s + 1):
             continue

@@ -161,6 +161,18 @@ def test_ext_parts_are_the_e2_products(sphere: SecondaryExt) -> None:
             assert list(line.ext) == ((y @ h_matrix(res, i, *line.b)) % 2).tolist(), line
 
 
+def test_lifts_over_a_smaller_region_than_the_resolution() -> None:
+    """Lines are read where the secondary lifts reach, not wherever the resolution does."""
+    region = Region(max_s=6, min_degree=0, max_stem=20)
+    res = resolve(load_module("S_2"), Region(max_s=7, min_degree=0, max_stem=30), "standard", 1)
+    h = secondary_homotopy(res, region, Preimages(res), 1)
+    inner = SecondaryExt(h, region, h, region, Preimages(res))
+    fresh = secondary_ext("S_2", stem=20, max_s=6)
+    x = ExtClass(0, 1, (1,))
+    assert product_text(inner, "h_0", x) == product_text(fresh, "h_0", x)
+    assert massey_text(inner, *MASSEY["P"]) == massey_text(fresh, *MASSEY["P"])
+
+
 def test_threads_do_not_change_products_or_brackets() -> None:
     one, two = secondary_ext("S_2", stem=24, max_s=6), secondary_ext("S_2", stem=24, max_s=6, threads=2)
     x = ExtClass(1, 1, (1,))
