@@ -109,3 +109,22 @@ def test_bad_input() -> None:
         row_reduce_modp(np.zeros((2, 2), dtype=np.uint8), 2, 257)
     with pytest.raises(ValueError, match="uint8"):
         row_reduce_modp(np.zeros((2, 2), dtype=np.int64), 2, 3)
+
+
+@pytest.mark.parametrize("p", [3, 5, 7])
+def test_nibble_rows_equal_byte_rows(rng: np.random.Generator, p: int) -> None:
+    """The nibble-packed reduction (large matrices at p <= 7) against the byte kernel, on fresh random matrices
+    including ones whose width is not a multiple of 16 and rank-deficient ones; and the dispatch uses it."""
+    from fp.modp import NIBBLE_MIN_ROWS, _rref, inverses
+    from fp.modp_nibbles import row_reduce_nibbles
+
+    for shape in [(1, 1), (5, 33), (48, 17), (70, 150), (120, 241)]:
+        for rank in (None, max(1, shape[0] // 3)):
+            a = random_matrix(rng, shape, p, rank)
+            by_bytes, by_nibbles = a.copy(), a.copy()
+            assert np.array_equal(_rref(by_bytes, shape[1], p, inverses(p)),
+                                  row_reduce_nibbles(by_nibbles, shape[1], p, inverses(p)))
+            assert np.array_equal(by_bytes, by_nibbles)
+    before = COUNTERS["nibble_calls"]
+    row_reduce_modp(random_matrix(rng, (NIBBLE_MIN_ROWS, 60), p), 60, p)
+    assert COUNTERS["nibble_calls"] == before + 1

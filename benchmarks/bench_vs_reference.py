@@ -1,0 +1,81 @@
+"""Side by side with the reference engine on this machine: the same chart, alternating runs, wall time and RSS.
+
+    python benchmarks/bench_vs_reference.py --reference ~/.cache/nassau-reference/peer --module S_3 \\
+        --stem 200 --max-s 50 --threads 1 --repeat 3
+
+The reference is sseq's `resolve_through_stem` example built by ../shared/tools/reference-engine/build.sh (not a
+dependency of the project: measure with it, never test against it). `--variant` picks its build: std (the
+standard algorithm, what it uses at odd primes), nassau, or their -concurrent builds (threads by
+RAYON_NUM_THREADS). Each round runs ours (`python -m nassau resolve MODULE --stem N --max-s S --threads K`) and
+the reference on the same input, alternately, after one warm-up of each; the two charts must be byte-identical.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from bench_resolve import machine
+
+MODULES = Path(__file__).resolve().parents[1] / "algebra" / "modules"
+
+
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, bytes]:
+    """(wall seconds, peak RSS MiB, stdout) of one process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"failed: {' '.join(cmd)}")
+    return wall, usage.ru_maxrss / 1024, out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reference", required=True, help="the directory holding the reference's binaries")
+    ap.add_argument("--variant", default="std", choices=["std", "nassau", "std-concurrent", "nassau-concurrent"])
+    ap.add_argument("--module", default="S_2")
+    ap.add_argument("--stem", type=int, required=True)
+    ap.add_argument("--max-s", type=int, default=15)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--algorithm", default="auto")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    ref_bin = Path(args.reference).expanduser() / f"resolve_through_stem-{args.variant}"
+    env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
+    ours = [sys.executable, "-m", "nassau", "resolve", args.module, "--stem", str(args.stem), "--max-s",
+            str(args.max_s), "--threads", str(args.threads), "--algorithm", args.algorithm, "--quiet"]
+    theirs = [str(ref_bin), args.module, "", str(args.stem), str(args.max_s)]
+    print(f"# machine: {machine()}")
+    print(f"# {args.module} through stem {args.stem}, s <= {args.max_s}, {args.threads} thread(s); reference "
+          f"{ref_bin.name}; {args.repeat} alternating rounds after a warm-up of each")
+    root = Path(__file__).resolve().parents[1]
+    run(ours, root, env)
+    run(theirs, MODULES, env)
+    results: dict[str, list[tuple[float, float]]] = {"nassau": [], "reference": []}
+    charts = {}
+    for _ in range(args.repeat):
+        for name, cmd, cwd in (("nassau", ours, root), ("reference", theirs, MODULES)):
+            wall, rss, out = run(cmd, cwd, env)
+            results[name].append((wall, rss))
+            charts[name] = out
+    same = charts["nassau"] == charts["reference"]
+    print("engine      min s  median s   max s  peak RSS MiB")
+    for name, rows in results.items():
+        walls = [w for w, _ in rows]
+        print(f"{name:10s} {min(walls):6.2f} {statistics.median(walls):9.2f} {max(walls):7.2f} "
+              f"{max(r for _, r in rows):13.0f}")
+    ratio = statistics.median(w for w, _ in results["nassau"]) / statistics.median(w for w, _ in results["reference"])
+    print(f"ratio (median ours / median reference): {ratio:.2f}; charts byte-identical: {same}")
+    if not same:
+        raise SystemExit("the charts differ")
+
+
+if __name__ == "__main__":
+    main()

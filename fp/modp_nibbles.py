@@ -1,0 +1,107 @@
+"""Row reduction over F_p for small p (3, 5, 7) on rows packed 16 entries to a 64-bit word.
+
+The large reductions of a resolution at p = 3 are dense [A | I] eliminations that stream every row past the pivot
+row once per pivot, so they are bound by memory traffic: four bits per entry move half the bytes of one byte per
+entry (and sseq packs three bits). Sums of two entries stay below 16 (2p - 2 <= 12), so a row addition is
+t = x + y on whole words, then each nibble at least p loses p: nibble + (8 - p) carries into its own bit 3 exactly
+when the nibble is >= p (at most 13, so no carry leaves the nibble). The result is the same unique RREF as the byte
+kernel's (fp.modp), which the tests compare on fresh random matrices.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: The primes this layout serves: 2p - 2 + (8 - p) < 16.
+PRIMES = (3, 5, 7)
+_HIGH = np.uint64(0x8888888888888888)
+_ONES = np.uint64(0x1111111111111111)
+
+
+@njit(cache=True, nogil=True)
+def _pack(a, out):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            out[i, j >> 4] |= np.uint64(a[i, j]) << np.uint64(4 * (j & 15))
+
+
+@njit(cache=True, nogil=True)
+def _unpack(packed, a):
+    for i in range(a.shape[0]):
+        for j in range(a.shape[1]):
+            a[i, j] = (packed[i, j >> 4] >> np.uint64(4 * (j & 15))) & np.uint64(15)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _nibble(a, i, c):
+    return (a[i, c >> 4] >> np.uint64(4 * (c & 15))) & np.uint64(15)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add(dst, src, w0, bias, p):
+    """dst[w0:] += src[w0:] mod p, nibble by nibble."""
+    for w in range(w0, dst.shape[0]):
+        t = dst[w] + src[w]
+        dst[w] = t - (((t + bias) & _HIGH) >> np.uint64(3)) * p
+
+
+@njit(cache=True, nogil=True)
+def _rref_packed(a, ncols, p, inv):
+    rows, nw = a.shape
+    up = np.uint64(p)
+    bias = _ONES * np.uint64(8 - p)
+    pivots = np.empty(min(rows, ncols), dtype=np.int64)
+    multiple = np.zeros((p, nw), dtype=np.uint64)
+    ready = np.zeros(p, dtype=np.bool_)
+    r = 0
+    for c in range(ncols):
+        if r == rows:
+            break
+        piv = -1
+        for i in range(r, rows):
+            if _nibble(a, i, c) != 0:
+                piv = i
+                break
+        if piv < 0:
+            continue
+        w0 = c >> 4
+        if piv != r:
+            for w in range(w0, nw):
+                tmp = a[r, w]
+                a[r, w] = a[piv, w]
+                a[piv, w] = tmp
+        scale = inv[_nibble(a, r, c)]
+        if scale != 1:  # the pivot row times scale, by repeated addition
+            for w in range(w0, nw):
+                multiple[1, w] = a[r, w]
+            for _ in range(scale - 1):
+                _add(a[r], multiple[1], w0, bias, up)
+        ready[:] = False
+        for w in range(w0, nw):
+            multiple[1, w] = a[r, w]
+        ready[1] = True
+        for i in range(rows):
+            f = _nibble(a, i, c)
+            if i == r or f == 0:
+                continue
+            g = p - np.int64(f)  # adding g times the pivot row clears column c
+            if not ready[g]:
+                for h in range(2, g + 1):
+                    if not ready[h]:
+                        for w in range(w0, nw):
+                            multiple[h, w] = multiple[h - 1, w]
+                        _add(multiple[h], multiple[1], w0, bias, up)
+                        ready[h] = True
+            _add(a[i], multiple[g], w0, bias, up)
+        pivots[r] = c
+        r += 1
+    return pivots[:r]
+
+
+def row_reduce_nibbles(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> np.ndarray:
+    """fp.modp.row_reduce_modp's result for p in PRIMES: pack, reduce, unpack back into `a`."""
+    packed = np.zeros((a.shape[0], (a.shape[1] + 15) >> 4), dtype=np.uint64)
+    _pack(a, packed)
+    pivots = _rref_packed(packed, ncols, p, inv)
+    _unpack(packed, a)
+    return pivots
