@@ -124,6 +124,11 @@ def run(args: argparse.Namespace) -> int:
         raise base.UserError(f"--threads must be at least 1 (got {args.threads})")
     base._check_output(args.json)
     base._check_gpu()
+    for name in (args.module, getattr(args, "target", None)):
+        if name is not None and read_spec(name).data.get("p", 2) != 2:
+            raise base.UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` lifts "
+                                 "chain maps, which are implemented at p = 2 only (`nassau products` gives a_0 and "
+                                 "h_0 at odd primes)")
     try:
         result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
                   "steenrod": _steenrod}[args.command](args, base)
@@ -147,6 +152,9 @@ def chart_operations(names: list[str] | None, res: Resolution, algorithm: str, t
     A bad name raises one of ERRORS (the CLI prints it as one line); so does the Python API, which calls this."""
     if not names:
         return {}
+    if res.algebra.prime != 2:
+        raise ClassError(f"--products draws lifted products, which are implemented at p = 2 only; at p = "
+                         f"{res.algebra.prime} the charts carry a0 and h0")
     items = [parse_operation(x) for text in names for x in _split(text)]
     reach = [(c.n, c.s) if c is not None else known_bidegree(name) for name, c in items]
     method = "nassau" if algorithm == "nassau" else "standard"
