@@ -18,18 +18,24 @@ _HIGH = np.uint64(0x8888888888888888)
 _ONES = np.uint64(0x1111111111111111)
 
 
-@njit(cache=True, nogil=True)
-def _pack(a, out):
-    for i in range(a.shape[0]):
-        for j in range(a.shape[1]):
-            out[i, j >> 4] |= np.uint64(a[i, j]) << np.uint64(4 * (j & 15))
+def pack(a: np.ndarray) -> np.ndarray:
+    """Rows of bytes (entries < 16) as rows of words, entry j in bits 4 (j % 16) of word j // 16."""
+    rows, width = a.shape
+    nw = (width + 15) >> 4
+    padded = np.zeros((rows, nw * 16), dtype=np.uint8)
+    padded[:, :width] = a
+    pairs = padded[:, 0::2] | (padded[:, 1::2] << 4)  # byte k holds entries 2k (low) and 2k + 1 (high)
+    return np.ascontiguousarray(pairs).view(np.uint64).reshape(rows, nw)
 
 
-@njit(cache=True, nogil=True)
-def _unpack(packed, a):
-    for i in range(a.shape[0]):
-        for j in range(a.shape[1]):
-            a[i, j] = (packed[i, j >> 4] >> np.uint64(4 * (j & 15))) & np.uint64(15)
+def unpack(packed: np.ndarray, a: np.ndarray) -> None:
+    """The inverse of pack, written into `a`."""
+    rows, width = a.shape
+    pairs = packed.view(np.uint8).reshape(rows, -1)
+    both = np.empty((rows, pairs.shape[1] * 2), dtype=np.uint8)
+    both[:, 0::2] = pairs & 15
+    both[:, 1::2] = pairs >> 4
+    a[:] = both[:, :width]
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -100,8 +106,7 @@ def _rref_packed(a, ncols, p, inv):
 
 def row_reduce_nibbles(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> np.ndarray:
     """fp.modp.row_reduce_modp's result for p in PRIMES: pack, reduce, unpack back into `a`."""
-    packed = np.zeros((a.shape[0], (a.shape[1] + 15) >> 4), dtype=np.uint64)
-    _pack(a, packed)
+    packed = pack(a)
     pivots = _rref_packed(packed, ncols, p, inv)
-    _unpack(packed, a)
+    unpack(packed, a)
     return pivots
