@@ -251,3 +251,22 @@ def test_null_homotopy_lift_batches_equal_the_twins(sphere: SecondaryExt) -> Non
     lift = bracket_lift(sphere, *map(parse_lambda_class, MASSEY["h_4"]))
     assert lift.k.hom_k(lift.k.s_shift, 15 + 1).tolist() == [[1]]
     assert _compare_with_twins(lift, 40) > 40
+
+
+@pytest.mark.slow
+def test_ext_parts_are_the_e2_products_through_stem_45() -> None:
+    """Over a larger range, on two threads: the Ext parts of products by h0, h1, h2 and c0 are E2's products (read
+    off chain maps lifted by nassau.ext_algebra, an independent path for c0)."""
+    from nassau.ext_algebra import ExtAlgebra
+
+    ext = secondary_ext("S_2", stem=45, max_s=12, threads=2)
+    res = ext.module.source
+    alg = ExtAlgebra(res, res, Preimages(res), threads=2)
+    for name, x in [("h_0", ExtClass(0, 1, (1,))), ("h_1", ExtClass(1, 1, (1,))), ("h_2", ExtClass(3, 1, (1,))),
+                    ("c_0", ExtClass(8, 3, (1,)))]:
+        lines = secondary_products(ext, x, name)
+        matrices = alg.products(x, sorted({line.b for line in lines}), lifted=True)
+        assert len(lines) > 50
+        for line in lines:
+            y = np.array(line.y, dtype=np.int64)
+            assert list(line.ext) == ((y @ matrices[line.b]) % 2).tolist(), (name, line)
