@@ -247,7 +247,8 @@ def test_product_lift_batches_equal_the_twins() -> None:
 
 
 def test_null_homotopy_lift_batches_equal_the_twins(sphere: SecondaryExt) -> None:
-    """The lift of K for <h3, lambda h0 h3, ->: K is z = h4 on its first stage, so composites hit generators."""
+    """The lift of K for <h3, lambda h0 h3, ->: three composites (one with coefficient 3) over a K seeded by
+    z = h4 on its first stage."""
     lift = bracket_lift(sphere, *map(parse_lambda_class, MASSEY["h_4"]))
     assert lift.k.hom_k(lift.k.s_shift, 15 + 1).tolist() == [[1]]
     assert _compare_with_twins(lift, 40) > 40
