@@ -92,8 +92,9 @@ class Request:
                 self.store.close()
         if loaded is None:
             loaded = self.store.loaded if self.store is not None else 0
+        threaded = self.cluster is None and self.workers is None  # a cluster run has released its directory
         return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads, loaded,
-                   d2=self.d2, page=self.page)
+                   d2=self.d2, page=self.page, store=self.store if threaded else None)
 
 
 def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
@@ -197,4 +198,4 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2
                          f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
                          f"--algorithm {algorithm} --save-dir {save}")
     return Ext(res, region, spec.display, algorithm, list(products) if products else None, cores(), store.loaded,
-               d2=d2, page=page)
+               d2=d2, page=page, store=store)

@@ -187,8 +187,11 @@ def _split(text: str) -> list[str]:
 class _Resolved:
     """A module resolved over a region (saved and resumed when a save directory is given)."""
 
-    def __init__(self, module: Module, region: Region, algorithm: str, res: Resolution, label: str) -> None:
+    def __init__(self, module: Module, region: Region, algorithm: str, res: Resolution, label: str,
+                 store: SaveDir | None = None) -> None:
         self.module, self.region, self.algorithm, self.res, self.label = module, region, algorithm, res, label
+        #: The save directory the resolution came from, if any (lifts that keep data save beside it).
+        self.store = store
 
     def preimages(self) -> Preimages:
         return Preimages(self.res, "nassau" if self.algorithm == "nassau" else "standard")
@@ -228,7 +231,7 @@ def _resolve(module: Module, region: Region, requested: str, args: argparse.Name
             store.close()
         raise
     reporter.finish(f"{label or module.name}: resolved through {base._span(region)} ({algorithm})")
-    return _Resolved(module, region, algorithm, res, label or module.name)
+    return _Resolved(module, region, algorithm, res, label or module.name, store)
 
 
 def _secondary(args: argparse.Namespace) -> str:

@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         if (products or massey) and args.algorithm == "auto":
             args.algorithm = "standard"
         resolved = cli_products._resolve_named(args.module, args, base, save_dir=args.save_dir)
-        h = secondary_homotopy(resolved.res, resolved.region, resolved.preimages(), args.threads)
+        h = secondary_homotopy(resolved.res, resolved.region, resolved.preimages(), args.threads, resolved.store)
         if products:
             result = _products(args, base, resolved, h, products)
         elif massey:

@@ -22,6 +22,7 @@ from nassau.quasi_inverses import Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.secondary import check_secondary, differentials, secondary_homotopy
+from nassau.store import SaveDir
 
 
 class Ext:
@@ -34,7 +35,7 @@ class Ext:
 
     def __init__(self, resolution: Resolution, region: Region, module: str, algorithm: str,
                  operations: list[str] | None = None, threads: int = 1, loaded: int = 0, d2: bool = False,
-                 page: int = 2) -> None:
+                 page: int = 2, store: SaveDir | None = None) -> None:
         if page not in (2, 3):
             raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
         self.resolution = resolution
@@ -48,6 +49,8 @@ class Ext:
         #: Whether the chart carries d2 (computed on first use; page 3 needs it).
         self.with_d2 = d2 or page == 3
         self.page = page
+        #: The save directory of the resolution: d2's homotopies are saved there and resumed from it.
+        self.store = store
         if self.with_d2:
             check_secondary(resolution.module)
 
@@ -55,7 +58,8 @@ class Ext:
     def d2(self) -> list[Differential]:
         """The nonzero entries of the Adams d2 over the region (the secondary lift, nassau.secondary)."""
         method = "nassau" if self.algorithm == "nassau" else "standard"
-        h = secondary_homotopy(self.resolution, self.region, Preimages(self.resolution, method), self.threads)
+        h = secondary_homotopy(self.resolution, self.region, Preimages(self.resolution, method), self.threads,
+                               self.store)
         return differentials(h, self.region)
 
     @cached_property

@@ -21,6 +21,11 @@ from nassau.quasi_inverses import LiftError, Preimages
 from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.secondary_lift import SecondaryError, SecondaryLift, Term
+from nassau.store import SaveDir
+
+
+#: The folder of a save directory holding the secondary homotopies.
+SAVED_KIND = "secondary"
 
 
 class SecondaryHomotopy(SecondaryLift):
@@ -28,11 +33,36 @@ class SecondaryHomotopy(SecondaryLift):
 
     failure = "the module's A-terms leave the kernel of the augmentation (the secondary algebra does not act here)"
 
-    def __init__(self, res: Resolution, region: Region) -> None:
+    def __init__(self, res: Resolution, region: Region, store: SaveDir | None = None) -> None:
         super().__init__(res, res, (2, 0), region, name="the secondary homotopy")
+        #: Where each lifted bidegree is saved and resumed from (the resolution's save directory).
+        self.store = store
 
     def composite_terms(self, s: int) -> list[Term]:
         return [(1, self.source.differential(s), self.source.differential(s - 1))]
+
+    def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
+        super().record(s, t, images, ngens)
+        if self.store is not None:
+            ncols = self.target.free(s - self.s_shift).dimension(self.out_degree(t), ngens)
+            self.store.save_map_rows(SAVED_KIND, s, t, images, ncols, ngens)
+
+    def resume(self) -> int:
+        """Take every saved bidegree that continues a row from its bottom; returns how many were loaded. The
+        homotopy depends on the quasi-inverses, so a save directory is only ever read by the algorithm that made it
+        (its manifest says which), and the lift resumes exactly where it stopped."""
+        self.skip_empty_targets()
+        loaded = 0
+        for s in range(self.s_shift, self.region.max_s + 1):
+            t = self.lifted.get(s, self.bottom(s) - 1) + 1
+            while self.region.contains(s, t) and self.source.is_done(s, t):
+                saved = self.store.map_rows(SAVED_KIND, s, t)
+                if saved is None or len(saved[0]) != self.source.new_gens[(s, t)]:
+                    break
+                SecondaryLift.record(self, s, t, saved[0], saved[1])
+                loaded += 1
+                t += 1
+        return loaded
 
 
 def check_secondary(module: Module) -> None:
@@ -46,10 +76,13 @@ def check_secondary(module: Module) -> None:
 
 
 def secondary_homotopy(res: Resolution, region: Region, preimages: Preimages | None = None,
-                       threads: int = 1) -> SecondaryHomotopy:
-    """h lifted over the rows s = 2..max_s of the region (the resolution must be computed there)."""
+                       threads: int = 1, store: SaveDir | None = None) -> SecondaryHomotopy:
+    """h lifted over the rows s = 2..max_s of the region (the resolution must be computed there); with a save
+    directory, resumed from it and saved to it bidegree by bidegree."""
     check_secondary(res.module)
-    h = SecondaryHomotopy(res, region)
+    h = SecondaryHomotopy(res, region, store)
+    if store is not None:
+        h.resume()
     lift([h], {id(res): preimages or Preimages(res)}, threads)
     return h
 

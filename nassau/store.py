@@ -168,8 +168,31 @@ class SaveDir:
                 tmp.unlink(missing_ok=True)
             raise
 
-    def _read(self, path: Path, s: int, t: int) -> tuple[dict, np.ndarray]:
-        """Header and rows of a bidegree file; ValueError says what is wrong with it."""
+    # -- rows of a lifted map kept beside the resolution (the secondary homotopies) -------------------------
+    def save_map_rows(self, kind: str, s: int, t: int, rows: np.ndarray, ncols: int, ngens: int) -> None:
+        """Write the images of the generators of (s, t) under the lifted map `kind`: DIR/kind/{s}_{t}.bin, checksummed
+        and renamed into place like a bidegree."""
+        self._create()
+        folder = self.path / kind
+        folder.mkdir(exist_ok=True)
+        header = dict(self._identity(), kind=kind, s=s, t=t, count=len(rows), ncols=ncols, target_ngens=ngens)
+        self._write(folder / f"{s}_{t}.bin", header, rows)
+
+    def map_rows(self, kind: str, s: int, t: int) -> tuple[np.ndarray, int] | None:
+        """The saved images at (s, t) and the generators they span, or None when missing or unusable (a damaged
+        file is reported and moved aside, as for bidegrees)."""
+        path = self.path / kind / f"{s}_{t}.bin"
+        if not path.exists():
+            return None
+        try:
+            header, rows = self._read(path, s, t, kind=kind)
+        except (ValueError, KeyError, OSError) as exc:
+            self._quarantine(path, str(exc))
+            return None
+        return rows, int(header["target_ngens"])
+
+    def _read(self, path: Path, s: int, t: int, kind: str | None = None) -> tuple[dict, np.ndarray]:
+        """Header and rows of a bidegree file (or of a map's rows, `kind`); ValueError says what is wrong."""
         blob = path.read_bytes()
         if len(blob) < len(MAGIC) + 8 + _DIGEST or not blob.startswith(MAGIC):
             raise ValueError("not a nassau bidegree file (bad magic or too short)")
@@ -181,7 +204,8 @@ class SaveDir:
             raise ValueError(f"format version {version}, expected {FORMAT}")
         start = len(MAGIC) + 8
         header = json.loads(body[start:start + hlen])
-        for key, want in dict(self._identity(), s=s, t=t).items():
+        expected = dict(self._identity(), s=s, t=t) if kind is None else dict(self._identity(), kind=kind, s=s, t=t)
+        for key, want in expected.items():
             if header.get(key) != want:
                 raise ValueError(f"header says {key} = {header.get(key)!r}, expected {want!r} (a foreign file)")
         count, ncols = int(header["count"]), int(header["ncols"])

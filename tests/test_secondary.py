@@ -239,3 +239,34 @@ def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
     for b in [(15, 1), (14, 3), (17, 4), (16, 6), (18, 4), (17, 6), (18, 5), (17, 7)]:
         expected[b] -= 1
     assert dims3 == {b: d for b, d in expected.items() if d}
+
+
+def test_secondary_homotopies_are_saved_and_resumed(tmp_path: Path) -> None:
+    """The homotopies go to DIR/secondary bidegree by bidegree; a larger run resumes from them (and recomputes a
+    damaged file), and nassau chart --d2 on the directory computes nothing it finds there."""
+    from nassau.store import module_from_manifest
+    from nassau.resolution import Resolution
+    from nassau.secondary import SAVED_KIND, SecondaryHomotopy
+
+    save = tmp_path / "run"
+    first = run_cli("secondary", "S_2", "--stem", "20", "--max-s", "7", "--save-dir", str(save), "--quiet")
+    assert first.returncode == 0, first.stderr
+    files = sorted((save / SAVED_KIND).glob("*.bin"))
+    assert len(files) > 20
+    victim = files[len(files) // 2]
+    victim.write_bytes(victim.read_bytes()[:-3] + b"xyz")
+    again = run_cli("secondary", "S_2", "--stem", "30", "--max-s", "7", "--save-dir", str(save), "--quiet")
+    assert again.stdout.decode() == golden("secondary-S_2")
+    assert "unusable" in again.stderr.decode() and victim.with_suffix(".corrupt").exists()
+    spec, module, _ = module_from_manifest(save)
+    from nassau.store import SaveDir
+    store = SaveDir(save, spec, module, "nassau")
+    res = Resolution(module)
+    region = Region(max_s=7, min_degree=0, max_stem=30)
+    res.algebra.extend(40)
+    store.load_into(res)
+    h = SecondaryHomotopy(res, region, store)
+    assert h.resume() == len(list((save / SAVED_KIND).glob("*.bin")))
+    chart = run_cli("chart", str(save), "--d2", "--json", str(tmp_path / "c.json"), "--quiet")
+    assert chart.returncode == 0, chart.stderr
+    assert {"source": [15, 1, 0], "target": [14, 3, 0]} in json.loads((tmp_path / "c.json").read_text())["d2"]
