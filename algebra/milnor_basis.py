@@ -12,6 +12,7 @@ import threading
 
 import numpy as np
 
+from algebra.graded_basis import GradedBasis
 from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_DEGREE, MAX_LEN, XI_DEGREES, degree, pack, unpack
 from algebra.profile import FULL, Profile
 
@@ -36,7 +37,7 @@ def rank_tables(max_degree: int) -> np.ndarray:
     return g
 
 
-class MilnorBasis:
+class MilnorBasis(GradedBasis):
     """Basis tables of A or a profile subalgebra, grown on demand up to a degree."""
 
     prime = 2
@@ -51,8 +52,8 @@ class MilnorBasis:
         self.index_map = np.zeros(0, dtype=np.int64)
         self.index_map_offset = np.zeros(1, dtype=np.int64)
         self._dims = np.ones(1, dtype=np.int64)
-        self._flat = self._words[0]
-        self._flat_offset = np.zeros(2, dtype=np.int64)
+        self.flat = self._words[0]
+        self.flat_offset = np.zeros(2, dtype=np.int64)
         if not profile.is_full:
             self._build_index_map(0)
 
@@ -71,8 +72,8 @@ class MilnorBasis:
                 words.append(self._generate(words, d))
             self._words = words
             self._dims = np.array([len(w) for w in words], dtype=np.int64)
-            self._flat = np.concatenate(words)
-            self._flat_offset = np.concatenate([[0], np.cumsum(self._dims)]).astype(np.int64)
+            self.flat = np.concatenate(words)
+            self.flat_offset = np.concatenate([[0], np.cumsum(self._dims)]).astype(np.int64)
             self.rank_g = rank_tables(max_degree)
             if not self.profile.is_full:
                 self._build_index_map(max_degree)
@@ -111,30 +112,6 @@ class MilnorBasis:
         self.index_map_offset = offsets
 
     # -- queries ------------------------------------------------------------------------------------
-    def words(self, d: int) -> np.ndarray:
-        """Packed p-parts of degree d, in basis order."""
-        if d < 0:
-            return np.zeros(0, dtype=np.uint64)
-        self.extend(d)
-        return self._words[d]
-
-    def dimension(self, d: int) -> int:
-        return len(self.words(d))
-
-    def dimensions_array(self, degrees: np.ndarray) -> np.ndarray:
-        """dim in each of many degrees at once (0 for negative degrees)."""
-        degrees = np.asarray(degrees, dtype=np.int64)
-        if len(degrees) and degrees.max() > self.max_degree:
-            self.extend(int(degrees.max()))
-        dims = self._dims
-        return np.where(degrees >= 0, dims[np.maximum(degrees, 0)], 0)
-
-    def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
-        """Packed p-parts of many elements at once, given their degrees and positions in those degrees."""
-        if len(degrees):
-            self.extend(int(np.max(degrees)))
-        return self._flat[self._flat_offset[degrees] + local]
-
     def element(self, d: int, index: int) -> tuple[int, ...]:
         return unpack(int(self.words(d)[index]))
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from algebra.graded_basis import GradedBasis
 from algebra.ppart import MAX_DEGREE
 from algebra.profile import Profile
 
@@ -62,7 +63,7 @@ def layout(p: int) -> OddLayout:
     return OddLayout(p)
 
 
-class OddMilnorBasis:
+class OddMilnorBasis(GradedBasis):
     """Basis tables of A_p or a profile subalgebra, grown on demand up to a degree (thread-safe)."""
 
     def __init__(self, p: int, profile: Profile) -> None:
@@ -146,26 +147,6 @@ class OddMilnorBasis:
         return out
 
     # -- queries ------------------------------------------------------------------------------------
-    def words(self, d: int) -> np.ndarray:
-        if d < 0:
-            return np.zeros(0, dtype=np.uint64)
-        self.extend(d)
-        return self._words[d]
-
-    def dimension(self, d: int) -> int:
-        return len(self.words(d))
-
-    def dimensions_array(self, degrees: np.ndarray) -> np.ndarray:
-        degrees = np.asarray(degrees, dtype=np.int64)
-        if len(degrees) and degrees.max() > self.max_degree:
-            self.extend(int(degrees.max()))
-        return np.where(degrees >= 0, self._dims[np.maximum(degrees, 0)], 0)
-
-    def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
-        if len(degrees):
-            self.extend(int(np.max(degrees)))
-        return self.flat[self.flat_offset[degrees] + local]
-
     def element(self, d: int, index: int) -> Element:
         return self.layout.unpack(int(self.words(d)[index]))
 

@@ -16,6 +16,7 @@ import threading
 
 import numpy as np
 
+from algebra.graded_basis import GradedBasis
 from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_odd import OddMilnorBasis
 from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN
@@ -37,7 +38,7 @@ def excess(basis: MilnorBasis | OddMilnorBasis, words: np.ndarray) -> np.ndarray
     return total
 
 
-class UnstableBasis:
+class UnstableBasis(GradedBasis):
     """A stable basis (p = 2 or odd, any profile) reordered by excess, grown on demand (thread-safe)."""
 
     def __init__(self, stable: MilnorBasis | OddMilnorBasis) -> None:
@@ -67,8 +68,8 @@ class UnstableBasis:
                 self._words.append(words[order])
                 self._excess.append(exc[order])
             dims = np.array([len(w) for w in self._words], dtype=np.int64)
-            self._flat = np.concatenate(self._words)
-            self._flat_offset = np.concatenate([[0], np.cumsum(dims)]).astype(np.int64)
+            self.flat = np.concatenate(self._words)
+            self.flat_offset = np.concatenate([[0], np.cumsum(dims)]).astype(np.int64)
             self._dims = dims
             # counts[d, e] = elements of degree d with excess <= e (e is capped at d: nothing has more).
             self._counts = np.zeros((max_degree + 1, max_degree + 1), dtype=np.int64)
@@ -85,7 +86,7 @@ class UnstableBasis:
             self.rank_g = stable.rank_g
             if stable.profile.is_full:
                 self.index_map = np.concatenate(position).astype(np.int64)
-                self.index_map_offset = self._flat_offset
+                self.index_map_offset = self.flat_offset
                 return
             # A profile's map goes from a rank in the whole algebra to its own index (-1: not in it).
             off = stable.index_map_offset[:top + 1]
@@ -101,31 +102,11 @@ class UnstableBasis:
         self.layout = stable.layout
 
     # -- queries ------------------------------------------------------------------------------------
-    @property
-    def flat_offset(self) -> np.ndarray:
-        return self._flat_offset
-
     def order(self, d: int) -> np.ndarray:
         """The stable index of each element of degree d, in the unstable order (a module's action tables are
         indexed stably: rows permuted by this are in ours)."""
         self.extend(d)
         return self._order[d]
-
-    def words(self, d: int) -> np.ndarray:
-        if d < 0:
-            return np.zeros(0, dtype=np.uint64)
-        self.extend(d)
-        return self._words[d]
-
-    def dimension(self, d: int) -> int:
-        return len(self.words(d))
-
-    def dimensions_array(self, degrees: np.ndarray) -> np.ndarray:
-        """The whole algebra's dimension in each degree (0 below 0)."""
-        degrees = np.asarray(degrees, dtype=np.int64)
-        if len(degrees):
-            self.extend(int(degrees.max()))
-        return np.where(degrees >= 0, self._dims[np.maximum(degrees, 0)], 0)
 
     def unstable_dimensions(self, degrees: np.ndarray, excess: np.ndarray) -> np.ndarray:
         """How many elements of each degree have excess <= the given bound: the size of a free unstable module's
@@ -144,11 +125,6 @@ class UnstableBasis:
     def excess(self, d: int, index: int) -> int:
         self.extend(d)
         return int(self._excess[d][index])
-
-    def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
-        if len(degrees):
-            self.extend(int(np.max(degrees)))
-        return self._flat[self._flat_offset[degrees] + local]
 
     def element(self, d: int, index: int) -> object:
         return self.stable.unpack(int(self.words(d)[index]))
