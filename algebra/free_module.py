@@ -49,13 +49,18 @@ class FreeModule:
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Start of each generator's block in degree t for the first ngens generators, plus the total."""
+        return self.block_starts(self._offsets, t, ngens, lambda degs: self.algebra.dimensions_array(t - degs))
+
+    def block_starts(self, cache: dict, t: int, ngens: int | None, sizes) -> np.ndarray:
+        """Cumulative block sizes (sizes(generator degrees) -> each block's size) for the first ngens generators
+        in degree t, cached in `cache`: valid forever, since generators are only ever appended."""
         degs = self._degrees if ngens is None else self._degrees[:ngens]
         key = (t, len(degs))
-        out = self._offsets.get(key)
+        out = cache.get(key)
         if out is None:
             out = np.zeros(len(degs) + 1, dtype=np.int64)
-            np.cumsum(self.algebra.dimensions_array(t - degs), out=out[1:])
-            self._offsets[key] = out
+            np.cumsum(sizes(degs), out=out[1:])
+            cache[key] = out
         return out
 
     def dimension(self, t: int, ngens: int | None = None) -> int:

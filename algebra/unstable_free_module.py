@@ -21,25 +21,11 @@ class UnstableFreeModule(FreeModule):
         self._columns: dict[tuple[int, int], np.ndarray] = {}
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
-        degs = self._degrees if ngens is None else self._degrees[:ngens]
-        key = (t, len(degs))
-        out = self._offsets.get(key)
-        if out is None:
-            out = np.zeros(len(degs) + 1, dtype=np.int64)
-            np.cumsum(self.algebra.unstable_dimensions(t - degs, degs), out=out[1:])
-            self._offsets[key] = out
-        return out
+        return self.block_starts(self._offsets, t, ngens, lambda degs: self.algebra.unstable_dimensions(t - degs, degs))
 
     def product_offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Block starts if each block held the whole algebra's degree: where the product kernels write."""
-        degs = self._degrees if ngens is None else self._degrees[:ngens]
-        key = (t, len(degs))
-        out = self._full.get(key)
-        if out is None:
-            out = np.zeros(len(degs) + 1, dtype=np.int64)
-            np.cumsum(self.algebra.dimensions_array(t - degs), out=out[1:])
-            self._full[key] = out
-        return out
+        return self.block_starts(self._full, t, ngens, lambda degs: self.algebra.dimensions_array(t - degs))
 
     def excess_columns(self, t: int, ngens: int | None = None) -> np.ndarray:
         """For each column of product_offsets' layout its column here, or -1 where the excess is too large."""
