@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from . import kernel_cache
 from .bits import ctz
 from .packed import check_matrix
 from .threads import use_threads
@@ -51,6 +52,17 @@ GAUSS_MAX_CELLS = 1600
 """Matrices of at most GAUSS_MAX_ROWS rows and GAUSS_MAX_CELLS rows * words take the plain Gauss-Jordan path.
 Measured on random matrices (us per call, Gauss-Jordan vs M4RI): 100 x 1000 25.8 vs 25.4, 128 x 64 12.9 vs 14.0,
 32 x 2048 4.5 vs 6.0; past them M4RI wins: 150 x 64 15.5 vs 14.7, 64 x 4000 26.5 vs 22.2, 128 x 2000 59.5 vs 47.6."""
+
+COLD_MAX_CELLS = 1 << 15
+COLD_WORK_BUDGET = 4 << 30
+"""Until the M4RI kernel has been compiled once (a first run after installation starts from an empty numba cache),
+reductions of at most COLD_MAX_CELLS rows * words take Gauss-Jordan, as long as their summed work (rows * rank *
+words, word operations) stays under COLD_WORK_BUDGET: compiling M4RI costs about 8 s, more than Gauss-Jordan loses on
+such matrices in a small run (S_2 through stem 40: no reduction needs it). A larger reduction, or the budget spent,
+compiles M4RI, and the marker file M4RI_MARKER in numba's cache directory makes every later run use it as before.
+The RREF is unique, so the choice never changes a result."""
+
+M4RI_MARKER = "m4ri.compiled"
 
 PARALLEL_MIN_WORK = 1 << 16
 """parallel=None uses threads from rows * words = 2^16 (2048 x 2048) on, if cores are idle (fp.threads)."""
@@ -428,7 +440,7 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     check_matrix(a, ncols)
     COUNTERS["calls"] += 1
     m, nw = a.shape
-    if m <= GAUSS_MAX_ROWS and m * nw <= GAUSS_MAX_CELLS:
+    if m <= GAUSS_MAX_ROWS and m * nw <= GAUSS_MAX_CELLS or _cold_gauss(m, ncols, nw):
         return _gauss_jordan(a, ncols)
     if min(m, ncols) >= DEVICE_MIN:
         # The GPU backend takes large reductions when NASSAU_GPU allows (and logs each one for --trace).
@@ -441,11 +453,47 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     return _m4ri_path(a, ncols, parallel)
 
 
+_COLD = {"compiled": None, "work": 0}
+"""Whether the serial M4RI kernel is compiled (None: not looked up yet), and the Gauss-Jordan work done instead.
+Updated without a lock: two threads may both spend a little of the budget, which only moves when M4RI compiles."""
+
+
+def m4ri_compiled() -> bool:
+    """True once the serial M4RI kernel has run in this process or in an earlier run on the same numba cache."""
+    if _COLD["compiled"] is None:
+        _COLD["compiled"] = (kernel_cache.CACHE_DIR / M4RI_MARKER).exists()
+    return _COLD["compiled"]
+
+
+def _cold_gauss(m: int, ncols: int, nw: int) -> bool:
+    """Take Gauss-Jordan for this reduction because M4RI is not compiled yet (see COLD_MAX_CELLS)."""
+    if m * nw > COLD_MAX_CELLS or m4ri_compiled():
+        return False
+    work = m * min(m, ncols) * nw
+    if _COLD["work"] + work > COLD_WORK_BUDGET:
+        return False
+    _COLD["work"] += work
+    return True
+
+
+def _m4ri_serial(a: np.ndarray, ncols: int) -> tuple[np.ndarray, int]:
+    """_m4ri, leaving the marker that tells later runs it is compiled."""
+    result = _m4ri(a, ncols, 0)
+    if not _COLD["compiled"]:
+        _COLD["compiled"] = True
+        try:
+            kernel_cache.CACHE_DIR.mkdir(parents=True, exist_ok=True)
+            (kernel_cache.CACHE_DIR / M4RI_MARKER).touch()
+        except OSError:  # a read-only cache: later runs only start colder
+            pass
+    return result
+
+
 def _m4ri_path(a: np.ndarray, ncols: int, parallel: bool | None) -> np.ndarray:
     m, nw = a.shape
     if parallel is None:
         parallel = use_threads(m * nw, PARALLEL_MIN_WORK)
-    pivots, built = _m4ri_threaded(a, ncols, 0) if parallel else _m4ri(a, ncols, 0)
+    pivots, built = _m4ri_threaded(a, ncols, 0) if parallel else _m4ri_serial(a, ncols)
     COUNTERS["m4ri_calls"] += 1
     COUNTERS["parallel_calls"] += parallel
     COUNTERS["tables"] += built

@@ -68,6 +68,7 @@ def test_each_path_matches_galois(force: str, rows: int, ncols: int, rng: np.ran
     """Both kernels on the same sizes, whatever the size rule would pick."""
     monkeypatch.setattr(m4ri, "GAUSS_MAX_ROWS", 1 << 62 if force == "gauss" else -1)
     monkeypatch.setattr(m4ri, "GAUSS_MAX_CELLS", 1 << 62)
+    monkeypatch.setitem(m4ri._COLD, "compiled", True)
     for a in (random_matrix(rows, ncols, rng), rank_deficient(rows, ncols, max(1, rows // 2), rng)):
         assert_matches_oracle(a, ncols)
 
@@ -146,6 +147,41 @@ def test_m4ri_tables_run_on_large_input(rng: np.random.Generator) -> None:
     assert 2048 // (m4ri.NTAB * k) <= built <= 2 * 2048 // k  # about one table per k pivots
 
 
+def test_before_m4ri_is_compiled_mid_size_inputs_take_gauss_jordan(rng: np.random.Generator,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Structural, both ways: on a cold cache a 300 x 500 reduction skips M4RI (so a first small run never compiles
+    it), a reduction above COLD_MAX_CELLS or past the work budget takes it; once compiled, 300 x 500 takes it again.
+    The results match galois on every path."""
+    monkeypatch.setitem(m4ri._COLD, "compiled", False)
+    monkeypatch.setitem(m4ri._COLD, "work", 0)
+    monkeypatch.setattr(m4ri, "_m4ri_serial", lambda a, ncols: m4ri._m4ri(a, ncols, 0))  # no marker from a test
+
+    def m4ri_calls(rows: int, ncols: int) -> int:
+        before = COUNTERS["m4ri_calls"]
+        assert_matches_oracle(random_matrix(rows, ncols, rng), ncols)
+        return COUNTERS["m4ri_calls"] - before
+
+    assert m4ri_calls(300, 500) == 0
+    assert m4ri._COLD["work"] == 300 * 300 * 8
+    assert m4ri_calls(1100, 2048) == 1  # 1100 * 32 words > COLD_MAX_CELLS
+    monkeypatch.setitem(m4ri._COLD, "work", m4ri.COLD_WORK_BUDGET)
+    assert m4ri_calls(300, 500) == 1
+    monkeypatch.setitem(m4ri._COLD, "work", 0)
+    monkeypatch.setitem(m4ri._COLD, "compiled", True)
+    assert m4ri_calls(300, 500) == 1
+
+
+def test_the_first_m4ri_run_leaves_its_marker(rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path) -> None:
+    monkeypatch.setattr(m4ri.kernel_cache, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.setitem(m4ri._COLD, "compiled", None)
+    assert not m4ri.m4ri_compiled()
+    row_reduce(random_matrix(1100, 2048, rng), 2048, parallel=False)
+    assert (tmp_path / "cache" / m4ri.M4RI_MARKER).exists() and m4ri.m4ri_compiled()
+    monkeypatch.setitem(m4ri._COLD, "compiled", None)  # a later run on the same cache
+    assert m4ri.m4ri_compiled()
+
+
 def test_tiny_input_skips_tables(rng: np.random.Generator) -> None:
     before = dict(COUNTERS)
     row_reduce(random_matrix(8, 8, rng), 8)
@@ -187,7 +223,7 @@ def test_threads_reduce_concurrently(rng: np.random.Generator) -> None:
         t.start()
     for t in threads:
         t.join()
-    for got, want in zip(results, expected):
+    for got, want in zip(results, expected, strict=True):
         np.testing.assert_array_equal(got, want)
 
 
