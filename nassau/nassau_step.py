@@ -13,13 +13,16 @@ The step reads only generators below t of F_{s-1} and below t-1 of F_{s-2}, so i
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from algebra.free_map import FreeMap
 from algebra.milnor_kernels import signature_forbid
 from algebra.module import Module
 from algebra.subalgebra import Subalgebra, optimal_subalgebra
-from fp import gather_columns, row_reduce, scatter_columns, words
+from fp import QuasiInverse, gather_columns, row_reduce, scatter_columns, words
+from nassau.prefetch import Prefetch
 from nassau.resolution import Resolution
 from nassau.standard import reduce_with_identity, reduced_with_identity
 
@@ -83,31 +86,38 @@ def signature_block(d: FreeMap, t: int, sub: Subalgebra, sig: tuple[int, ...], r
 def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray, src_ngens: int,
                            tgt_ngens: int) -> np.ndarray:
     """y (packed over d's source in degree t, first src_ngens generators) with d(y) = rem, found signature by
-    signature: zero signature first, then sub.signatures order, each part of rem cancelled through d's block on
-    that signature's rows and columns. A signature where rem is already zero costs nothing. rem is updated in
-    place; it is zero at the end exactly when the blocks could absorb it (the caller checks)."""
+    signature: zero signature first, then sub.signatures order, each part of rem cancelled through a quasi-inverse
+    of d's block on that signature's rows and columns. A signature where rem is already zero costs nothing. rem is
+    updated in place; it is zero at the end exactly when the blocks could absorb it (the caller checks).
+
+    The blocks' quasi-inverses depend on d only, so they are offered to idle workers as a Prefetch (computed ahead,
+    in signature order); the corrections themselves run here, in order."""
     mask = np.uint64(sub.mask)
     sig_src = d.source.basis_words(t, src_ngens)[1] & mask
     sig_tgt = d.target.basis_words(t - d.shift, tgt_ngens)[1] & mask
     dim_src = len(sig_src)
     y = np.zeros((rem.shape[0], words(dim_src)), dtype=np.uint64)
+    blocks = []
     for sig in ((), *sub.signatures(t)):
         word = np.uint64(sub.signature_word(sig))
         cols = np.nonzero(sig_tgt == word)[0]
-        if len(cols) == 0:
-            continue
-        part = gather_columns(rem, cols)
-        if not part.any():
-            continue
-        rows = np.nonzero(sig_src == word)[0]
-        step = scatter_columns(_preimages(signature_block(d, t, sub, sig, rows, tgt_ngens, cols), len(cols), part),
-                               rows, dim_src)
-        y ^= step
-        rem ^= d.apply(t, step, tgt_ngens)
+        if len(cols):
+            blocks.append((np.nonzero(sig_src == word)[0], cols, partial(block_inverse, d, t, sub, sig, tgt_ngens)))
+    with Prefetch([partial(inverse, rows, cols) for rows, cols, inverse in blocks]) as inverses:
+        for i, (rows, cols, _) in enumerate(blocks):
+            part = gather_columns(rem, cols)
+            if not part.any():
+                inverses.drop(i)
+                continue
+            step = scatter_columns(inverses.take(i).apply(part), rows, dim_src)
+            y ^= step
+            rem ^= d.apply(t, step, tgt_ngens)
     return y
 
 
-def _preimages(a: np.ndarray, ncols: int, targets: np.ndarray) -> np.ndarray:
-    """Preimages under A (rows x ncols) of the given vectors, which must lie in A's image."""
-    aug, pivots = reduced_with_identity(a, ncols)
-    return aug.quasi_inverse(pivots, 0, 1).apply(targets)
+def block_inverse(d: FreeMap, t: int, sub: Subalgebra, sig: tuple[int, ...], ngens: int, rows: np.ndarray,
+                  cols: np.ndarray) -> QuasiInverse:
+    """A quasi-inverse of d's block on the rows and columns of one signature: it sends vectors of the block's
+    image to preimages."""
+    aug, pivots = reduced_with_identity(signature_block(d, t, sub, sig, rows, ngens, cols), len(cols))
+    return aug.quasi_inverse(pivots, 0, 1)

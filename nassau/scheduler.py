@@ -4,13 +4,17 @@ A job becomes ready when every dependency inside the job set is finished; ready 
 first (then lowest s), which keeps the low-s chain, the critical path, moving. Workers never wait on
 other jobs while holding a parallel section: a job runs to completion on its worker, and the compiled
 kernels it calls release the GIL, so threads overlap without nesting. The graph alone fixes what each
-job reads, so the results are the same for any number of workers.
+job reads, so the results are the same for any number of workers. A worker that finds no ready job helps a
+running one with the pieces it posted (nassau.prefetch): that is how a heavy bidegree on the critical path spreads
+over idle cores.
 """
 from __future__ import annotations
 
 import heapq
 import threading
 from typing import Callable, Iterable
+
+from nassau import prefetch
 
 Bidegree = tuple[int, int]
 
@@ -39,19 +43,40 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
     cond = threading.Condition()
     state = {"left": len(pending), "error": None, "running": 0}
 
+    def wake() -> None:
+        with cond:
+            cond.notify_all()
+
+    board = prefetch.Board(wake) if threads > 1 else None
+
     def worker() -> None:
+        prefetch.attach(board)
+        try:
+            work_loop()
+        finally:
+            prefetch.attach(None)
+
+    def work_loop() -> None:
         while True:
+            helping = False
             with cond:
                 while not ready and state["left"] and state["error"] is None:
                     if not state["running"]:  # nothing runs that could make a job ready: a cycle
                         state["error"] = RuntimeError("scheduler stalled: a job waits on a dependency that never runs")
                         break
+                    if board is not None and board.has_work():
+                        helping = True
+                        break
                     cond.wait()
                 if state["error"] is not None or not state["left"]:
                     cond.notify_all()
                     return
-                t, s = heapq.heappop(ready)
-                state["running"] += 1
+                if not helping:
+                    t, s = heapq.heappop(ready)
+                    state["running"] += 1
+            if helping:
+                board.help_one()
+                continue
             try:
                 work(s, t)
                 if on_done is not None:

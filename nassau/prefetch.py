@@ -1,0 +1,133 @@
+"""Pieces of a job that idle workers may compute ahead of it: how one heavy bidegree spreads over several cores.
+
+A job that needs a sequence of independent results and then uses them one after the other (Nassau's corrections:
+one quasi-inverse per signature, applied in signature order) wraps the pieces in a Prefetch. On a scheduler's worker
+thread the Prefetch is posted to the run's Board, and workers that find no ready job compute pieces ahead of the
+job, lowest first. The job takes each result in order, computing itself any piece nobody has started, and drops the
+pieces it turns out not to need (one not started is never run). A result does not depend on the thread that
+computed it, so outputs are the same for any number of threads. Off a worker thread (one thread, a cluster worker)
+nothing is posted: the job computes exactly what it takes, as a plain loop would.
+
+Nothing waits on anything but a piece already running, and a piece waits on nothing, so helping cannot deadlock.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+_PENDING, _RUNNING, _DONE, _FAILED, _GONE = range(5)
+
+COUNTERS = {"posted": 0, "helped": 0, "dropped": 0}
+"""Test hook: Prefetches posted to a board, pieces computed by a helper, pieces dropped before anyone started them."""
+
+_here = threading.local()
+
+
+class Board:
+    """The open Prefetches of one scheduler run. `wake` is called (without locks held) when work is posted, so
+    that sleeping workers look again."""
+
+    def __init__(self, wake: Callable[[], None]) -> None:
+        self._wake = wake
+        self._lock = threading.Lock()
+        self._offers: list[Prefetch] = []
+
+    def post(self, offer: Prefetch) -> None:
+        with self._lock:
+            self._offers.append(offer)
+        COUNTERS["posted"] += 1
+        self._wake()
+
+    def has_work(self) -> bool:
+        with self._lock:
+            self._offers = [o for o in self._offers if o.pending()]
+            return bool(self._offers)
+
+    def help_one(self) -> bool:
+        """Compute one piece of the oldest offer that has one left; False if there was none."""
+        with self._lock:
+            offers = list(self._offers)
+        return any(offer.help() for offer in offers)
+
+
+def attach(board: Board | None) -> None:
+    """Make `board` the one this thread's jobs post to (None: post nowhere)."""
+    _here.board = board
+
+
+class Prefetch(Generic[T]):
+    """The pieces `tasks` (callables without arguments), taken in order by the job that made them (a context
+    manager: leaving it drops every piece not taken)."""
+
+    def __init__(self, tasks: Sequence[Callable[[], T]]) -> None:
+        self._tasks = list(tasks)
+        self._state = [_PENDING] * len(self._tasks)
+        self._results: dict[int, T] = {}
+        self._cond = threading.Condition()
+        self._left = len(self._tasks)
+        board = getattr(_here, "board", None)
+        if board is not None and len(self._tasks) > 1:
+            board.post(self)
+
+    def __enter__(self) -> Prefetch[T]:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        with self._cond:
+            self._state = [_GONE] * len(self._tasks)  # a piece still running is discarded when it ends
+            self._left = 0
+            self._results.clear()
+
+    def take(self, i: int) -> T:
+        """Piece i: computed by a helper (waiting while one computes it) or here."""
+        with self._cond:
+            while self._state[i] == _RUNNING:
+                self._cond.wait()
+            if self._state[i] == _DONE:
+                self._state[i] = _GONE
+                return self._results.pop(i)
+            if self._state[i] == _PENDING:
+                self._left -= 1
+            self._state[i] = _GONE
+        return self._tasks[i]()
+
+    def drop(self, i: int) -> None:
+        """Piece i is not needed: never start it, and free its result if a helper made one (one still running
+        is discarded when it ends)."""
+        with self._cond:
+            if self._state[i] == _PENDING:
+                self._left -= 1
+                COUNTERS["dropped"] += 1
+            self._state[i] = _GONE
+            self._results.pop(i, None)
+
+    def pending(self) -> bool:
+        return self._left > 0
+
+    def help(self) -> bool:
+        """Compute the lowest piece nobody has started; False if none is left. A piece that raises is left to the
+        job, which computes it again and sees the error itself."""
+        with self._cond:
+            if not self._left:
+                return False
+            i = self._state.index(_PENDING)
+            self._state[i] = _RUNNING
+            self._left -= 1
+        try:
+            result = self._tasks[i]()
+        except Exception:  # noqa: BLE001 - the job recomputes the piece and raises it there
+            result = None
+            done = _FAILED
+        else:
+            done = _DONE
+            COUNTERS["helped"] += 1
+        with self._cond:
+            if self._state[i] == _RUNNING:  # not dropped or closed meanwhile
+                self._state[i] = done
+                if done == _DONE:
+                    self._results[i] = result
+            self._cond.notify_all()
+        return True

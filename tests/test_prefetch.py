@@ -1,0 +1,103 @@
+"""Prefetch: pieces of a job that idle workers compute ahead of it. Results are taken in order whoever computed them,
+a dropped piece is never started, a helper's error reaches the job, an idle worker of run_jobs does help, and a
+resolution is the same on one thread and on many helping ones."""
+from __future__ import annotations
+
+import threading
+from functools import partial
+
+import numpy as np
+import pytest
+
+from algebra.module_loader import load_module
+from nassau import prefetch
+from nassau.engine import resolve
+from nassau.prefetch import Board, Prefetch
+from nassau.region import Region
+from tests.test_scheduler import TIMEOUT, finishes
+
+
+def counting(calls: list[int], i: int) -> int:
+    calls.append(i)
+    return i * i
+
+
+def test_off_a_worker_the_job_computes_what_it_takes_and_nothing_else() -> None:
+    calls: list[int] = []
+    with Prefetch([partial(counting, calls, i) for i in range(5)]) as p:
+        p.drop(0)
+        assert [p.take(i) for i in (1, 2, 4)] == [1, 4, 16]
+    assert calls == [1, 2, 4]  # 0 dropped, 3 never asked for
+
+
+def test_a_helpers_result_is_taken_not_recomputed_and_a_dropped_piece_never_starts() -> None:
+    calls: list[int] = []
+    board = Board(lambda: None)
+    prefetch.attach(board)
+    try:
+        p = Prefetch([partial(counting, calls, i) for i in range(4)])
+    finally:
+        prefetch.attach(None)
+    with p:
+        assert board.has_work()
+        p.drop(1)
+        assert board.help_one() and calls == [0]  # the lowest piece not dropped
+        assert board.help_one() and calls == [0, 2]
+        assert p.take(0) == 0 and p.take(2) == 4 and p.take(3) == 9
+        assert calls == [0, 2, 3]
+        assert not board.has_work() and not board.help_one()
+
+
+def test_a_piece_that_fails_in_a_helper_fails_in_the_job() -> None:
+    def bad() -> int:
+        raise ValueError("piece failed")
+
+    board = Board(lambda: None)
+    prefetch.attach(board)
+    try:
+        p = Prefetch([bad, bad])
+    finally:
+        prefetch.attach(None)
+    with p:
+        assert board.help_one()  # the helper swallows nothing silently: the job recomputes it
+        with pytest.raises(ValueError, match="piece failed"):
+            p.take(0)
+
+
+def test_an_idle_worker_helps_the_running_job() -> None:
+    """Structural: one job, two workers; the job waits until a piece has run on the other worker (without helping
+    the wait times out and the assertion fails)."""
+    owner: list[int] = []
+    ran_on: list[int] = []
+    started = threading.Event()
+
+    def piece(i: int) -> int:
+        ran_on.append(threading.get_ident())
+        started.set()
+        return i
+
+    def job(s: int, t: int) -> None:
+        owner.append(threading.get_ident())
+        with Prefetch([partial(piece, i) for i in range(4)]) as p:
+            started.wait(TIMEOUT / 2)
+            assert [p.take(i) for i in range(4)] == [0, 1, 2, 3]
+
+    finishes([(0, 0)], lambda s, t: [], job, 2)
+    assert any(thread != owner[0] for thread in ran_on)
+
+
+def test_helping_threads_give_the_one_thread_resolution() -> None:
+    module = load_module("S_2")
+    region = Region(max_s=20, min_degree=0, max_stem=40)
+    one = resolve(module, region, "nassau", 1)
+    before = prefetch.COUNTERS["helped"]
+    many = resolve(module, region, "nassau", 6)
+    assert prefetch.COUNTERS["helped"] > before  # six workers on a narrow wavefront: some idle, and they help
+    for s in range(1, region.max_s + 1):
+        a, b = one.differential(s), many.differential(s)
+        assert a.num_outputs == b.num_outputs
+        for g in range(a.num_outputs):
+            vector, ngens = a.output(g)
+            other, other_ngens = b.output(g)
+            assert ngens == other_ngens
+            np.testing.assert_array_equal(vector, other)
