@@ -90,34 +90,40 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
     of d's block on that signature's rows and columns. A signature where rem is already zero costs nothing. rem is
     updated in place; it is zero at the end exactly when the blocks could absorb it (the caller checks).
 
-    The blocks' quasi-inverses depend on d only, so they are offered to idle workers as a Prefetch (computed ahead,
-    in signature order); the corrections themselves run here, in order."""
+    Each signature's products (d on its rows, every column) and the block's quasi-inverse depend on d only: they
+    are offered to idle workers as a Prefetch, computed ahead in signature order, and the corrections here are
+    plain linear algebra. d on all of a signature's rows, built once, costs less than the block and d on the rows a
+    correction uses built apart (S_2 through stem 70, every s: 2.3 s against 1.3 + 1.4 s)."""
     mask = np.uint64(sub.mask)
     sig_src = d.source.basis_words(t, src_ngens)[1] & mask
     sig_tgt = d.target.basis_words(t - d.shift, tgt_ngens)[1] & mask
     dim_src = len(sig_src)
+    f = d.field
     y = np.zeros((rem.shape[0], words(dim_src)), dtype=np.uint64)
     blocks = []
     for sig in ((), *sub.signatures(t)):
         word = np.uint64(sub.signature_word(sig))
         cols = np.nonzero(sig_tgt == word)[0]
         if len(cols):
-            blocks.append((np.nonzero(sig_src == word)[0], cols, partial(block_inverse, d, t, sub, sig, tgt_ngens)))
-    with Prefetch([partial(inverse, rows, cols) for rows, cols, inverse in blocks]) as inverses:
-        for i, (rows, cols, _) in enumerate(blocks):
+            blocks.append((np.nonzero(sig_src == word)[0], cols))
+    with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols) for rows, cols in blocks]) as pieces:
+        for i, (rows, cols) in enumerate(blocks):
             part = gather_columns(rem, cols)
             if not part.any():
-                inverses.drop(i)
+                pieces.drop(i)
                 continue
-            step = scatter_columns(inverses.take(i).apply(part), rows, dim_src)
-            y ^= step
-            rem ^= d.apply(t, step, tgt_ngens)
+            inverse, image = pieces.take(i)
+            local = inverse.apply(part)
+            y ^= scatter_columns(local, rows, dim_src)
+            used = f.support(local)
+            rem ^= f.matmul(f.gather(local, used), image[used], len(used), len(sig_tgt))
     return y
 
 
-def block_inverse(d: FreeMap, t: int, sub: Subalgebra, sig: tuple[int, ...], ngens: int, rows: np.ndarray,
-                  cols: np.ndarray) -> QuasiInverse:
-    """A quasi-inverse of d's block on the rows and columns of one signature: it sends vectors of the block's
-    image to preimages."""
-    aug, pivots = reduced_with_identity(signature_block(d, t, sub, sig, rows, ngens, cols), len(cols))
-    return aug.quasi_inverse(pivots, 0, 1)
+def signature_rows(d: FreeMap, t: int, ngens: int, rows: np.ndarray, cols: np.ndarray) -> tuple[QuasiInverse,
+                                                                                              np.ndarray]:
+    """d on one signature's rows (every column of the first ngens target generators), and a quasi-inverse of its
+    block on that signature's columns (it sends vectors of the block's image to preimages over those rows)."""
+    image = d.matrix(t, rows, ngens)
+    aug, pivots = reduced_with_identity(gather_columns(image, cols), len(cols))
+    return aug.quasi_inverse(pivots, 0, 1), image
