@@ -111,6 +111,23 @@ def test_bad_input() -> None:
         row_reduce_modp(np.zeros((2, 2), dtype=np.int64), 2, 3)
 
 
+@pytest.mark.parametrize("width", [1, 15, 16, 17, 100, 257])
+def test_nibble_packing_puts_entry_j_in_nibble_j(rng: np.random.Generator, width: int) -> None:
+    from fp.modp_nibbles import pack, unpack
+
+    a = rng.integers(0, 16, size=(7, width), dtype=np.uint8)
+    packed = pack(a)
+    assert packed.shape == (7, (width + 15) // 16) and packed.dtype == np.uint64
+    for i in range(7):
+        for j in range(width):
+            assert (int(packed[i, j // 16]) >> (4 * (j % 16))) & 15 == a[i, j]
+    if width % 16:  # the padding nibbles are zero
+        assert not (packed[:, -1] >> np.uint64(4 * (width % 16))).any()
+    back = np.zeros_like(a)
+    unpack(packed, back)
+    assert np.array_equal(back, a)
+
+
 @pytest.mark.parametrize("p", [3, 5, 7])
 def test_nibble_rows_equal_byte_rows(rng: np.random.Generator, p: int) -> None:
     """The nibble-packed reduction (large matrices at p <= 7) against the byte kernel, on fresh random matrices
