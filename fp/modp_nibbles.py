@@ -68,11 +68,12 @@ def _nibble(a, i, c):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add(dst, src, w0, bias, p):
-    """dst[w0:] += src[w0:] mod p, nibble by nibble."""
-    for w in range(w0, dst.shape[0]):
-        t = dst[w] + src[w]
-        dst[w] = t - (((t + bias) & _HIGH) >> np.uint64(3)) * p
+def _add(dst, i, src, g, w0, bias, p):
+    """dst[i, w0:] += src[g, w0:] mod p, nibble by nibble. Indexed in place, not through row views: a view made
+    inside the elimination loop costs reference-count updates on every call."""
+    for w in range(np.uint64(w0), np.uint64(dst.shape[1])):
+        t = dst[i, w] + src[g, w]
+        dst[i, w] = t - (((t + bias) & _HIGH) >> np.uint64(3)) * p
 
 
 @njit(cache=True, nogil=True)
@@ -105,7 +106,7 @@ def _rref_packed(a, ncols, p, inv):
             for w in range(w0, nw):
                 multiple[1, w] = a[r, w]
             for _ in range(scale - 1):
-                _add(a[r], multiple[1], w0, bias, up)
+                _add(a, r, multiple, 1, w0, bias, up)
         ready[:] = False
         for w in range(w0, nw):
             multiple[1, w] = a[r, w]
@@ -120,9 +121,9 @@ def _rref_packed(a, ncols, p, inv):
                     if not ready[h]:
                         for w in range(w0, nw):
                             multiple[h, w] = multiple[h - 1, w]
-                        _add(multiple[h], multiple[1], w0, bias, up)
+                        _add(multiple, h, multiple, 1, w0, bias, up)
                         ready[h] = True
-            _add(a[i], multiple[g], w0, bias, up)
+            _add(a, i, multiple, g, w0, bias, up)
         pivots[r] = c
         r += 1
     return pivots[:r]
