@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -28,8 +29,11 @@ def start() -> bool:
     if (kernel_cache.CACHE_DIR / MARKER).exists() or (os.cpu_count() or 1) < 2:
         return False
     try:
-        subprocess.Popen([sys.executable, "-m", "fp.warmup"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, start_new_session=True)
+        # Run from the directory holding this fp package, so the helper imports the same files (numba keys its
+        # cache by source path) and not a checkout that happens to be the working directory.
+        subprocess.Popen([sys.executable, "-m", "fp.warmup"], cwd=Path(__file__).resolve().parent.parent,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         start_new_session=True)
     except OSError:  # no helper: the main process compiles everything, as it would anyway
         return False
     return True

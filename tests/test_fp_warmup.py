@@ -15,11 +15,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_started_once_per_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    started: list[list[str]] = []
+    started: list[tuple[list[str], Path]] = []
     monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: started.append(cmd))
+    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: started.append((cmd, kw["cwd"])))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert warmup.start() and started[-1][1:] == ["-m", "fp.warmup"]
+    assert warmup.start() and started[-1] == ([sys.executable, "-m", "fp.warmup"], ROOT)  # where fp is imported from
     (tmp_path / warmup.MARKER).touch()
     assert not warmup.start() and len(started) == 1
     (tmp_path / warmup.MARKER).unlink()
