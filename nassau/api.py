@@ -164,11 +164,8 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
                   save_dir=save_dir, unstable=unstable, d2=d2, page=page, cluster=cluster, workers=workers)
     bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
                                                                                        not progress)
-    try:
+    with bar:
         ext = req.run(on_done=bar.advance)
-    except BaseException:
-        bar.abort()
-        raise
     bar.finish(f"{req.spec.display}: {len(ext.generators)} generators")
     return ext
 

@@ -217,12 +217,8 @@ def _compute(args: argparse.Namespace) -> int:
                       unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                       page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
                       workers=getattr(args, "workers", None))
-    reporter = Reporter(req.size, req.label, args.quiet)
-    try:
+    with Reporter(req.size, req.label, args.quiet) as reporter:
         ext = req.run(on_done=reporter.advance, on_status=reporter.status)
-    except BaseException:
-        reporter.abort()
-        raise
     if args.command == "products":
         _stdout(filtration_one_text(ext.resolution, ext.region))
         reporter.finish(f"{req.spec.display}: products through {_span(ext.region)}")
@@ -267,12 +263,8 @@ def _ext(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     algorithm = choose_algorithm(source, "auto")
-    reporter = Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet)
-    try:
+    with Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet) as reporter:
         res = resolve(source, needed, algorithm, args.threads, on_done=reporter.advance)
-    except BaseException:
-        reporter.abort()
-        raise
     dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
     chart = Chart(module=f"Ext({source.name}, {target.name})", prime=2, algorithm=algorithm,
                   max_stem=region.chart_max_stem, max_s=region.max_s, min_degree=region.min_degree,

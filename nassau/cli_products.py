@@ -222,14 +222,13 @@ def _resolve(module: Module, region: Region, requested: str, args: argparse.Name
     if save_dir:
         store = SaveDir(Path(save_dir), spec, module, algorithm)
         store.open(region)
-    reporter = Reporter(len(region.bidegrees()), f"{label or module.name} ({algorithm})", args.quiet)
-    try:
-        res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
-    except BaseException:
-        reporter.abort()
-        if store is not None:
-            store.close()
-        raise
+    with Reporter(len(region.bidegrees()), f"{label or module.name} ({algorithm})", args.quiet) as reporter:
+        try:
+            res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
     reporter.finish(f"{label or module.name}: resolved through {base._span(region)} ({algorithm})")
     return _Resolved(module, region, algorithm, res, label or module.name, store)
 

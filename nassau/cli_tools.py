@@ -120,12 +120,8 @@ def _resolved(args: argparse.Namespace, base) -> Ext:
     req = request(algorithm)
     if req.algorithm == CHANGE_OF_RINGS and algorithm == "auto":
         req = request("standard")
-    reporter = Reporter(req.size, req.label, args.quiet)
-    try:
+    with Reporter(req.size, req.label, args.quiet) as reporter:
         ext = req.run(on_done=reporter.advance)
-    except BaseException:
-        reporter.abort()
-        raise
     reporter.finish(f"{req.spec.display}: resolved through {base._span(ext.region)} ({ext.algorithm})")
     return ext
 
@@ -150,12 +146,8 @@ def _sphere(args: argparse.Namespace, module: Module, region: Region, base, labe
     algorithm = "nassau" if args.algorithm == "auto" else args.algorithm
     if algorithm == CHANGE_OF_RINGS:
         raise base.UserError("the change of rings does not apply to F2; use --algorithm standard or nassau")
-    reporter = Reporter(len(region.bidegrees()), f"{label} ({algorithm})", args.quiet)
-    try:
+    with Reporter(len(region.bidegrees()), f"{label} ({algorithm})", args.quiet) as reporter:
         res = resolve(module, region, algorithm, args.threads, on_done=reporter.advance)
-    except BaseException:
-        reporter.abort()
-        raise
     reporter.finish(f"{label}: resolved through {base._span(region)} ({algorithm})")
     return res, Preimages(res, algorithm)
 

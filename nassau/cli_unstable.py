@@ -100,15 +100,12 @@ def run(args: argparse.Namespace) -> int:
                         f"({UNSTABLE})", args.quiet)
     family = resolve_suspensions(spec, args.stem, args.max_s, last_k, args.threads, args.save_dir,
                                  on_done=lambda k: reporter.advance)
-    try:
+    with reporter:  # the family resolves lazily, inside the block
         if args.command == "unstable-suspension":
             for line in suspension_lines(family, args.stem, args.max_s, args.threads):
                 base._stdout(line + "\n")
         else:
             _charts(family, args, spec.display, base)
-    except BaseException:
-        reporter.abort()
-        raise
     reporter.finish(f"{spec.display}: Sigma^k for k = 0..{last_k} through stem {args.stem} + k, s <= {args.max_s}")
     return 0
 

@@ -7,6 +7,8 @@ import threading
 import time
 from html import escape
 
+from nassau.progress import StopsOnError
+
 UPDATE_EVERY = 0.25
 """Seconds between redraws: a run finishes thousands of bidegrees, the notebook needs a few frames."""
 
@@ -18,7 +20,7 @@ def in_notebook() -> bool:
     return type(shell).__name__ == "ZMQInteractiveShell"
 
 
-class NotebookBar:
+class NotebookBar(StopsOnError):
     def __init__(self, total: int, label: str) -> None:
         from IPython.display import HTML, display
 

@@ -10,7 +10,19 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
 
-class Reporter:
+class StopsOnError:
+    """`with bar:` around the work shows the bar stopped (abort()) if the work raises, and re-raises; finish(summary)
+    stays the caller's, after the block, since the summary reads the result."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is not None:
+            self.abort()
+
+
+class Reporter(StopsOnError):
     def __init__(self, total: int, label: str, quiet: bool, stream: TextIO | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.quiet = quiet

@@ -141,3 +141,19 @@ def test_in_a_notebook_progress_is_an_html_bar_updated_in_place(monkeypatch) -> 
     assert len(shown) >= 2 and all("<progress" in html for html in shown)
     assert f'value="0" max="{total}"' in shown[0]
     assert f'value="{total}" max="{total}"' in shown[-1] and f"{len(ext.generators)} generators" in shown[-1]
+
+
+def test_a_bar_is_stopped_when_its_work_raises_and_only_then() -> None:
+    from nassau.progress import Reporter
+
+    stopped: list[int] = []
+
+    class Bar(Reporter):
+        def abort(self) -> None:
+            stopped.append(self.total)
+
+    with pytest.raises(KeyboardInterrupt), Bar(3, "x", quiet=True):
+        raise KeyboardInterrupt
+    with Bar(4, "y", quiet=True):
+        pass
+    assert stopped == [3]
