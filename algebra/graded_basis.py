@@ -2,22 +2,52 @@
 
 A basis (the Milnor basis at p = 2, at an odd prime, the unstable order) keeps `_words[d]` (the packed elements of
 degree d in basis order), `_dims`, and the concatenation `flat` with `flat_offset[d]` where degree d starts, and
-grows them in `extend`. The queries below read those tables, so each basis writes only how it builds them.
+grows them in `extend`. The queries below read those tables, so each basis writes only how it makes one degree's
+words (`_generate`) and its own lookups over all degrees (`_tables`).
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
+
+from algebra.ppart import MAX_DEGREE
 
 
 class GradedBasis:
     max_degree: int
+    _lock: threading.Lock
     _words: list[np.ndarray]
     _dims: np.ndarray
     flat: np.ndarray
     flat_offset: np.ndarray
 
     def extend(self, max_degree: int) -> None:
+        """Make every degree <= max_degree available (thread-safe, idempotent). max_degree is set last: a reader
+        that finds a degree below it finds every table filled for it."""
+        if max_degree <= self.max_degree:
+            return
+        if max_degree > MAX_DEGREE:
+            raise ValueError(f"degree {max_degree} is beyond the supported maximum {MAX_DEGREE}")
+        with self._lock:
+            if max_degree <= self.max_degree:
+                return
+            words = list(self._words)
+            for d in range(len(words), max_degree + 1):
+                words.append(self._generate(words, d))
+            self._words = words
+            self._dims = np.array([len(w) for w in words], dtype=np.int64)
+            self.flat = np.concatenate(words)
+            self.flat_offset = np.concatenate([[0], np.cumsum(self._dims)]).astype(np.int64)
+            self._tables(max_degree)
+            self.max_degree = max_degree
+
+    def _generate(self, words: list[np.ndarray], d: int) -> np.ndarray:
+        """The packed elements of degree d in basis order (words holds the degrees below d)."""
         raise NotImplementedError
+
+    def _tables(self, max_degree: int) -> None:
+        """The basis's own lookups over degrees <= max_degree, once _words, _dims and flat cover them."""
 
     def words(self, d: int) -> np.ndarray:
         """Packed elements of degree d, in basis order."""

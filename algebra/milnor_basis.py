@@ -13,7 +13,7 @@ import threading
 import numpy as np
 
 from algebra.graded_basis import GradedBasis
-from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_DEGREE, MAX_LEN, XI_DEGREES, degree, pack, unpack
+from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES, degree, pack, unpack
 from algebra.profile import FULL, Profile
 
 
@@ -58,26 +58,10 @@ class MilnorBasis(GradedBasis):
             self._build_index_map(0)
 
     # -- tables -------------------------------------------------------------------------------------
-    def extend(self, max_degree: int) -> None:
-        """Make every degree <= max_degree available (thread-safe, idempotent)."""
-        if max_degree <= self.max_degree:
-            return
-        if max_degree > MAX_DEGREE:
-            raise ValueError(f"degree {max_degree} is beyond the supported maximum {MAX_DEGREE}")
-        with self._lock:
-            if max_degree <= self.max_degree:
-                return
-            words = list(self._words)
-            for d in range(len(words), max_degree + 1):
-                words.append(self._generate(words, d))
-            self._words = words
-            self._dims = np.array([len(w) for w in words], dtype=np.int64)
-            self.flat = np.concatenate(words)
-            self.flat_offset = np.concatenate([[0], np.cumsum(self._dims)]).astype(np.int64)
-            self.rank_g = rank_tables(max_degree)
-            if not self.profile.is_full:
-                self._build_index_map(max_degree)
-            self.max_degree = max_degree
+    def _tables(self, max_degree: int) -> None:
+        self.rank_g = rank_tables(max_degree)
+        if not self.profile.is_full:
+            self._build_index_map(max_degree)
 
     def _generate(self, words: list[np.ndarray], d: int) -> np.ndarray:
         parts = []

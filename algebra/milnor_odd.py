@@ -92,37 +92,24 @@ class OddMilnorBasis(GradedBasis):
         return self.profile.q_part < 0 or bool(self.profile.q_part >> k & 1)
 
     # -- tables -------------------------------------------------------------------------------------
-    def extend(self, max_degree: int) -> None:
-        if max_degree <= self.max_degree:
-            return
-        if max_degree > MAX_DEGREE:
-            raise ValueError(f"degree {max_degree} is beyond the supported maximum {MAX_DEGREE}")
-        with self._lock:
-            if max_degree <= self.max_degree:
-                return
-            lay = self.layout
-            words = list(self._words)
-            for d in range(len(words), max_degree + 1):
-                while len(self._ppart_words) <= d // lay.q:
-                    self._ppart_words.append(self._ppart_list(len(self._ppart_words)))
-                out = []
-                for e in range(1 << lay.q_bits):
-                    qdeg = lay.degree((e, ()))
-                    if qdeg > d:
-                        break
-                    if (d - qdeg) % lay.q or not all(self._has_q(k) for k in range(lay.q_bits) if e >> k & 1):
-                        continue
-                    out.extend(e | w for w in self._ppart_words[(d - qdeg) // lay.q])
-                words.append(np.array(out, dtype=np.uint64))
-            dims = np.array([len(w) for w in words], dtype=np.int64)
-            offset = np.concatenate([[0], np.cumsum(dims)]).astype(np.int64)
-            order = [np.argsort(w, kind="stable") for w in words]
-            self.sorted_words = np.concatenate([w[o] for w, o in zip(words, order, strict=True)])
-            self.sorted_index = np.concatenate(order).astype(np.int64)
-            self.flat = np.concatenate(words)
-            self.flat_offset = offset
-            self._words, self._dims = words, dims
-            self.max_degree = max_degree
+    def _generate(self, words: list[np.ndarray], d: int) -> np.ndarray:
+        lay = self.layout
+        while len(self._ppart_words) <= d // lay.q:
+            self._ppart_words.append(self._ppart_list(len(self._ppart_words)))
+        out = []
+        for e in range(1 << lay.q_bits):
+            qdeg = lay.degree((e, ()))
+            if qdeg > d:
+                break
+            if (d - qdeg) % lay.q or not all(self._has_q(k) for k in range(lay.q_bits) if e >> k & 1):
+                continue
+            out.extend(e | w for w in self._ppart_words[(d - qdeg) // lay.q])
+        return np.array(out, dtype=np.uint64)
+
+    def _tables(self, max_degree: int) -> None:
+        order = [np.argsort(w, kind="stable") for w in self._words]
+        self.sorted_words = np.concatenate([w[o] for w, o in zip(self._words, order, strict=True)])
+        self.sorted_index = np.concatenate(order).astype(np.int64)
 
     def _ppart_list(self, k: int) -> list[int]:
         """T(k): the P-parts of degree q k, in order, as packed words (REFERENCE-ODD-PRIMES 1.3 step 1)."""

@@ -54,29 +54,24 @@ class UnstableBasis(GradedBasis):
 
     # -- tables -------------------------------------------------------------------------------------
     def extend(self, max_degree: int) -> None:
-        if max_degree <= self.max_degree:
-            return
-        with self._lock:
-            if max_degree <= self.max_degree:
-                return
-            self.stable.extend(max_degree)
-            for d in range(len(self._order), max_degree + 1):
-                words = self.stable.words(d)
-                exc = excess(self.stable, words)
-                order = np.argsort(exc, kind="stable")
-                self._order.append(order)
-                self._words.append(words[order])
-                self._excess.append(exc[order])
-            dims = np.array([len(w) for w in self._words], dtype=np.int64)
-            self.flat = np.concatenate(self._words)
-            self.flat_offset = np.concatenate([[0], np.cumsum(dims)]).astype(np.int64)
-            self._dims = dims
-            # counts[d, e] = elements of degree d with excess <= e (e is capped at d: nothing has more).
-            self._counts = np.zeros((max_degree + 1, max_degree + 1), dtype=np.int64)
-            for d, exc in enumerate(self._excess):
-                self._counts[d] = np.searchsorted(exc, np.minimum(np.arange(max_degree + 1), d), side="right")
-            self._lookups()
-            self.max_degree = max_degree
+        if max_degree > self.max_degree:
+            self.stable.extend(max_degree)  # in one step (degree by degree would rebuild its tables each time)
+        super().extend(max_degree)
+
+    def _generate(self, words: list[np.ndarray], d: int) -> np.ndarray:
+        stable_words = self.stable.words(d)
+        exc = excess(self.stable, stable_words)
+        order = np.argsort(exc, kind="stable")
+        self._order.append(order)
+        self._excess.append(exc[order])
+        return stable_words[order]
+
+    def _tables(self, max_degree: int) -> None:
+        # counts[d, e] = elements of degree d with excess <= e (e is capped at d: nothing has more).
+        self._counts = np.zeros((max_degree + 1, max_degree + 1), dtype=np.int64)
+        for d, exc in enumerate(self._excess):
+            self._counts[d] = np.searchsorted(exc, np.minimum(np.arange(max_degree + 1), d), side="right")
+        self._lookups()
 
     def _lookups(self) -> None:
         """The kernels' column lookups, renamed into the unstable order (the stable basis may be ahead of us)."""

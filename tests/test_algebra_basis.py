@@ -81,3 +81,18 @@ def test_parse_and_format() -> None:
     assert format_sq((4,)) == "Sq4" and format_sq((0, 1)) == "P(0, 1)"
     with pytest.raises(ValueError, match="cannot parse"):
         parse_element("Sq")
+
+
+def test_every_basis_refuses_degrees_beyond_the_packed_fields_and_stays_usable() -> None:
+    """One extend serves the three bases: each refuses a degree its packed words cannot hold, grows nothing, and
+    still answers below it."""
+    from algebra.milnor_odd import OddMilnorBasis
+    from algebra.ppart import MAX_DEGREE
+    from algebra.unstable_basis import UnstableBasis
+
+    for basis in (MilnorBasis(FULL), OddMilnorBasis(3, FULL), UnstableBasis(MilnorBasis(FULL))):
+        before = basis.max_degree
+        with pytest.raises(ValueError, match=f"beyond the supported maximum {MAX_DEGREE}"):
+            basis.extend(MAX_DEGREE + 1)
+        assert basis.max_degree == before
+        assert basis.dimension(8) > 0 and basis.max_degree == 8
