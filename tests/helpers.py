@@ -33,6 +33,16 @@ def dims_in(res: Resolution, region: Region) -> dict[tuple[int, int], int]:
     return {b: k for b, k in res.dims().items() if region.contains(*b)}
 
 
+def assert_one_line_error(out: subprocess.CompletedProcess, needle: str) -> None:
+    """A user error as the CLI must report it: status 2, one line `nassau: error: ...` naming `needle`, no
+    traceback."""
+    err = out.stderr.decode()
+    assert out.returncode == 2, err
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], err
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     """`nassau ARGS` in this process (no interpreter start-up, warm kernels): exit status, stdout and stderr bytes.
 

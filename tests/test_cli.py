@@ -9,7 +9,7 @@ import pytest
 
 from charts.seqsee import to_seqsee
 from charts.svg import parse_svg
-from tests.helpers import golden, run_cli
+from tests.helpers import assert_one_line_error, golden, run_cli
 from tests.test_charts_svg import drawing
 
 
@@ -17,14 +17,6 @@ def test_help_answers() -> None:
     for args in (["--help"], ["resolve", "--help"], ["products", "--help"], ["chart", "--help"]):
         out = run_cli(*args)
         assert out.returncode == 0 and b"usage: nassau" in out.stdout
-
-
-def _one_line_error(out, needle: str) -> None:
-    err = out.stderr.decode()
-    assert out.returncode == 2, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], err
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -40,13 +32,13 @@ def _one_line_error(out, needle: str) -> None:
     (["resolve", "S_2", "--stem", "10", "--svg", "/"], "is a directory"),
 ])
 def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
-    _one_line_error(run_cli(*args), needle)
+    assert_one_line_error(run_cli(*args), needle)
 
 
 def test_malformed_module_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text('{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [')
-    _one_line_error(run_cli("resolve", str(bad), "--stem", "5"), f"{bad}: malformed JSON")
+    assert_one_line_error(run_cli("resolve", str(bad), "--stem", "5"), f"{bad}: malformed JSON")
 
 
 def test_argument_errors_exit_2() -> None:

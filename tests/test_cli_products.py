@@ -7,15 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import golden, run_cli
-
-
-def _one_line_error(out, needle: str) -> None:
-    err = out.stderr.decode()
-    assert out.returncode == 2, err
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], err
+from tests.helpers import assert_one_line_error, golden, run_cli
 
 
 @pytest.mark.parametrize("algorithm,name", [("standard", "lift_hom-g-S_2"), ("nassau", "lift_hom-g-S_2-nassau")])
@@ -65,7 +57,7 @@ def test_map_is_the_references(args: list[str], name: str, tmp_path: Path) -> No
     (["map", "Cnu", "S_2", "--send", "x4=x0", "--stem", "8"], "must go to degree 4"),
 ])
 def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
-    _one_line_error(run_cli(*args, "--quiet"), needle)
+    assert_one_line_error(run_cli(*args, "--quiet"), needle)
 
 
 def test_chart_products_by_named_classes(tmp_path: Path) -> None:
@@ -101,7 +93,7 @@ def test_chart_from_a_save_dir_takes_products(tmp_path: Path) -> None:
 @pytest.mark.parametrize("ops,needle", [(["foo"], "unknown class 'foo'"), (["c0=8,3,[1,1]"], "needs a vector"),
                                         (["h0,", "g=40,4,[1]"], "outside the computed range")])
 def test_bad_chart_products(ops: list[str], needle: str, tmp_path: Path) -> None:
-    _one_line_error(run_cli("resolve", "S_2", "--stem", "20", "--max-s", "5", "--products", *ops, "--svg",
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "20", "--max-s", "5", "--products", *ops, "--svg",
                             str(tmp_path / "c.svg"), "--quiet"), needle)
 
 

@@ -20,7 +20,7 @@ import pytest
 from nassau import cluster
 from nassau.api import request
 from nassau.engine import dependencies
-from tests.helpers import run_cli
+from tests.helpers import assert_one_line_error, run_cli
 
 distributed = pytest.importorskip("distributed", reason="the cluster tests need dask[distributed] (the test extra)")
 psutil = pytest.importorskip("psutil", reason="psutil comes with dask[distributed]")
@@ -44,12 +44,6 @@ def threaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bytes,
         assert run.returncode == 0, run.stderr
         out[name] = (run.stdout, (base / "c.json").read_bytes(), base / "save")
     return out
-
-
-def _one_line_error(out: subprocess.CompletedProcess, needle: str) -> None:
-    assert out.returncode == 2, out
-    lines = out.stderr.decode().strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], lines
 
 
 @pytest.mark.parametrize("name", ["S_2", "Joker"])
@@ -146,7 +140,7 @@ def test_a_second_client_is_refused_and_a_killed_client_resumes(tmp_path: Path, 
     _wait_for_files(first, save, 100)
     assert first.poll() is None
     for extra in (["--workers", "2"], ["--threads", "1"]):
-        _one_line_error(run_cli(*S2, *extra, "--save-dir", str(save)), f"is in use by another run (pid {first.pid}")
+        assert_one_line_error(run_cli(*S2, *extra, "--save-dir", str(save)), f"is in use by another run (pid {first.pid}")
     first.send_signal(signal.SIGKILL)
     first.communicate()
     partial = len(files(save))
@@ -167,11 +161,11 @@ def test_a_second_client_is_refused_and_a_killed_client_resumes(tmp_path: Path, 
 def test_bad_cluster_input(tmp_path: Path, monkeypatch, args: list[str], needle: str) -> None:
     monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
     args = [str(tmp_path / "save") if a == "SAVE" else a for a in args]
-    _one_line_error(run_cli("resolve", "S_2", "--stem", "10", *args), needle)
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10", *args), needle)
     assert not (tmp_path / "save").exists()
 
 
 def test_a_cofiber_is_refused_before_any_cluster_starts(tmp_path: Path) -> None:
     out = run_cli("resolve", "C2v14", "--max-t", "20", "--workers", "2", "--save-dir", str(tmp_path / "save"))
-    _one_line_error(out, "is a cofiber, resolved in two phases on this machine only")
+    assert_one_line_error(out, "is a cofiber, resolved in two phases on this machine only")
     assert not (tmp_path / "save").exists()

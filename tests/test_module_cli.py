@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import assert_one_line_error, run_cli
 from tests.test_store import _start, _wait_for_files, files
 
 KINDS = ["j", "RP_inf", "tmf_RP", "C4", "Ceta^C2", "RP_inf^C2", "A-mod-Sq1-Sq2"]
@@ -60,12 +60,6 @@ def test_tensor_command(tmp_path: Path) -> None:
     assert json.loads(target.read_text())["gens"]["x0.x0"] == -1
 
 
-def _one_line_error(out, needle: str) -> None:
-    assert out.returncode == 2, out
-    lines = out.stderr.decode().strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("nassau: error:") and needle in lines[0], lines
-
-
 def _module(tmp_path: Path, body: dict) -> str:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(body))
@@ -94,15 +88,15 @@ def test_bad_module_input(tmp_path: Path, body: dict, needle: str) -> None:
     path = _module(tmp_path, body)
     save, chart = tmp_path / "save", tmp_path / "chart.json"
     out = run_cli("resolve", path, "--stem", "20", "--save-dir", str(save), "--json", str(chart))
-    _one_line_error(out, needle)
+    assert_one_line_error(out, needle)
     assert path in out.stderr.decode() and not chart.exists()
     assert not save.exists()
 
 
 def test_bad_tensor_and_ext_input(tmp_path: Path) -> None:
-    _one_line_error(run_cli("tensor", "C2", "S_3"), "the primes differ")
-    _one_line_error(run_cli("tensor", "RP_inf", "C2"), "RP_inf^C2 is infinite")
-    _one_line_error(run_cli("ext", "C2", "RP_inf", "--stem", "10"), "needs a bounded N")
-    _one_line_error(run_cli("resolve", "j", "--stem", "10", "--algorithm", "nassau"), "it is infinite")
-    _one_line_error(run_cli("resolve", "j", "--stem", "10", "--algorithm", "change-of-rings"),
+    assert_one_line_error(run_cli("tensor", "C2", "S_3"), "the primes differ")
+    assert_one_line_error(run_cli("tensor", "RP_inf", "C2"), "RP_inf^C2 is infinite")
+    assert_one_line_error(run_cli("ext", "C2", "RP_inf", "--stem", "10"), "needs a bounded N")
+    assert_one_line_error(run_cli("resolve", "j", "--stem", "10", "--algorithm", "nassau"), "it is infinite")
+    assert_one_line_error(run_cli("resolve", "j", "--stem", "10", "--algorithm", "change-of-rings"),
                     "change of rings does not apply to j")

@@ -21,7 +21,7 @@ from nassau.cofiber import CofiberSpec
 from nassau.engine import choose_algorithm, resolve
 from nassau.filtration_one import filtration_one_text, h_matrix
 from nassau.region import Region
-from tests.helpers import golden, run_cli
+from tests.helpers import assert_one_line_error, golden, run_cli
 
 ODD = sorted(p.stem for p in bundled_dir().glob("*.json") if json.loads(p.read_text())["p"] != 2)
 
@@ -306,9 +306,7 @@ def _module(tmp_path: Path, body: dict) -> str:
 ])
 def test_bad_input(tmp_path: Path, body: dict, needle: str) -> None:
     out = run_cli("resolve", _module(tmp_path, body), "--stem", "10")
-    assert out.returncode == 2
-    lines = out.stderr.decode().strip().splitlines()
-    assert len(lines) == 1 and needle in lines[0], lines
+    assert_one_line_error(out, needle)
 
 
 def test_mixed_primes_are_refused() -> None:

@@ -15,7 +15,7 @@ from nassau.filtration_one import h_matrix
 from nassau.quasi_inverses import Preimages
 from nassau.region import Region
 from nassau.secondary import SecondaryError, d2_lines, d2_matrix, secondary_homotopy
-from tests.helpers import golden, run_cli
+from tests.helpers import assert_one_line_error, golden, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -156,8 +156,7 @@ def test_obstruction_at_s3_is_reported(tmp_path: Path) -> None:
 @pytest.mark.parametrize("module,needle", [("S_3", "p = 3"), ("ko", "over A(1)")])
 def test_bad_modules(module: str, needle: str) -> None:
     out = run_cli("secondary", module, "--stem", "10")
-    lines = out.stderr.decode().strip().splitlines()
-    assert out.returncode == 2 and len(lines) == 1 and needle in lines[0]
+    assert_one_line_error(out, needle)
 
 
 def test_batched_composites_and_a_terms_equal_the_one_at_a_time_twins() -> None:

@@ -25,7 +25,7 @@ from nassau.secondary_massey import (
     secondary_massey,
 )
 from nassau.secondary_product import SecondaryExt, secondary_products
-from tests.helpers import golden, run_cli
+from tests.helpers import assert_one_line_error, golden, run_cli
 
 MASSEY = {"h_2-h_3": ("h_2=3,1,[1]", "h_3=7,1,[1]"), "3h_2-h_3": ("h_2=3,1,[1]+λh_0h_2=[1]", "h_3=7,1,[1]"),
           "P": ("h_3=7,1,[1]", "h_0^4=0,4,[1]"), "h_4": ("h_3=7,1,[1]", "λh_0h_3=7,1,[1]")}
@@ -113,8 +113,7 @@ def test_cli_prints_the_goldens_and_json(tmp_path: Path) -> None:
 ])
 def test_bad_input_is_one_line_and_status_2(args: list[str], needle: str) -> None:
     out = run_cli("secondary", "S_2", "--stem", "20", "--max-s", "6", "--quiet", *args)
-    lines = out.stderr.decode().strip().splitlines()
-    assert out.returncode == 2 and len(lines) == 1 and needle in lines[0], out.stderr
+    assert_one_line_error(out, needle)
 
 
 def test_odd_primes_are_refused() -> None:
