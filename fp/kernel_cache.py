@@ -40,4 +40,19 @@ def configure() -> Path:
     return path
 
 
+def marked(name: str) -> bool:
+    """Whether a marker `name` was left in this cache: something was compiled into it once (see mark)."""
+    return (CACHE_DIR / name).exists()
+
+
+def mark(name: str) -> None:
+    """Leave the marker `name` in this cache, so later runs on it know what it holds; a cache that cannot be
+    written only leaves later runs starting colder."""
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        (CACHE_DIR / name).touch()
+    except OSError:
+        pass
+
+
 CACHE_DIR = configure()

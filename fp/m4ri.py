@@ -461,7 +461,7 @@ Updated without a lock: two threads may both spend a little of the budget, which
 def m4ri_compiled() -> bool:
     """True once the serial M4RI kernel has run in this process or in an earlier run on the same numba cache."""
     if _COLD["compiled"] is None:
-        _COLD["compiled"] = (kernel_cache.CACHE_DIR / M4RI_MARKER).exists()
+        _COLD["compiled"] = kernel_cache.marked(M4RI_MARKER)
     return _COLD["compiled"]
 
 
@@ -481,11 +481,7 @@ def _m4ri_serial(a: np.ndarray, ncols: int) -> tuple[np.ndarray, int]:
     result = _m4ri(a, ncols, 0)
     if not _COLD["compiled"]:
         _COLD["compiled"] = True
-        try:
-            kernel_cache.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-            (kernel_cache.CACHE_DIR / M4RI_MARKER).touch()
-        except OSError:  # a read-only cache: later runs only start colder
-            pass
+        kernel_cache.mark(M4RI_MARKER)
     return result
 
 

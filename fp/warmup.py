@@ -26,7 +26,7 @@ MARKER = "warmup.compiled"
 
 def start() -> bool:
     """Start the helper if the cache has not been warmed yet; True if it was started."""
-    if (kernel_cache.CACHE_DIR / MARKER).exists() or (os.cpu_count() or 1) < 2:
+    if kernel_cache.marked(MARKER) or (os.cpu_count() or 1) < 2:
         return False
     try:
         # Run from the directory holding this fp package, so the helper imports the same files (numba keys its
@@ -49,5 +49,4 @@ def compile_kernels() -> None:
 
 if __name__ == "__main__":
     compile_kernels()
-    kernel_cache.CACHE_DIR.mkdir(parents=True, exist_ok=True)
-    (kernel_cache.CACHE_DIR / MARKER).touch()
+    kernel_cache.mark(MARKER)
