@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from algebra.module_loader import load_module
@@ -204,12 +205,19 @@ def _check_gpu() -> None:
         raise UserError(f"bad GPU setting: {exc}") from None
 
 
-def _compute(args: argparse.Namespace) -> int:
-    if args.threads < 1:
+def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), gpu: bool = False) -> None:
+    """What every computing command checks before any work: --threads, that each output can be written, and (when
+    the command can use the device) the GPU settings."""
+    if getattr(args, "threads", 1) < 1:
         raise UserError(f"--threads must be at least 1 (got {args.threads})")
-    for path in _output_paths(args):
+    for path in outputs:
         _check_output(path)
-    _check_gpu()
+    if gpu:
+        _check_gpu()
+
+
+def _compute(args: argparse.Namespace) -> int:
+    check_request(args, _output_paths(args), gpu=True)
     if args.trace:
         trace.enable()
     req = api.request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
@@ -250,10 +258,7 @@ def _tensor(args: argparse.Namespace) -> int:
 
 
 def _ext(args: argparse.Namespace) -> int:
-    if args.threads < 1:
-        raise UserError(f"--threads must be at least 1 (got {args.threads})")
-    for path in (args.json, args.svg, args.seqsee):
-        _check_output(path)
+    check_request(args, (args.json, args.svg, args.seqsee))
     source, target = load_module(args.module), load_module(args.target)
     check_compatible(source, target)
     try:

@@ -120,10 +120,7 @@ def run(args: argparse.Namespace) -> int:
     # The CLI's shared checks, imported here because nassau.cli imports this module.
     from nassau import cli as base
 
-    if args.threads < 1:
-        raise base.UserError(f"--threads must be at least 1 (got {args.threads})")
-    base._check_output(args.json)
-    base._check_gpu()
+    base.check_request(args, (args.json,), gpu=True)
     for name in (args.module, getattr(args, "target", None)):
         if name is not None and read_spec(name).data.get("p", 2) != 2:
             raise base.UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` lifts "

@@ -58,10 +58,7 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
 def run(args: argparse.Namespace) -> int:
     from nassau import cli as base
 
-    if args.threads < 1:
-        raise base.UserError(f"--threads must be at least 1 (got {args.threads})")
-    base._check_output(args.json)
-    base._check_gpu()
+    base.check_request(args, (args.json,), gpu=True)
     try:
         products = [parse_named_class(text) for text in args.product or []]
         massey = [parse_lambda_class(text) for text in args.massey or []]

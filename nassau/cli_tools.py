@@ -99,8 +99,7 @@ def _resolution_args(p: argparse.ArgumentParser, region_args: Callable[[argparse
 def run(args: argparse.Namespace) -> int:
     from nassau import cli as base
 
-    if getattr(args, "threads", 1) < 1:
-        raise base.UserError(f"--threads must be at least 1 (got {args.threads})")
+    base.check_request(args)
     try:
         {"differentials": _dump, "sizes": _dump, "algebra-dim": _algebra_dim, "bruner": _bruner,
          "save-bruner": _save_bruner, "mahowald-invariant": _mahowald}[args.command](args, base)

@@ -82,8 +82,7 @@ def _family_args(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from nassau import cli as base
 
-    if args.threads < 1:
-        raise base.UserError(f"--threads must be at least 1 (got {args.threads})")
+    base.check_request(args)
     if args.command == "resolve-unstable":
         return base._compute(args)
     spec = read_spec(args.module)
