@@ -97,8 +97,9 @@ def compute(res: Resolution, region: Region, algorithm: str, s: int, t: int, sto
         if algorithm == "nassau" and s >= 2:
             step_nassau(res, s, t)
         else:
-            # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon.
-            step_standard(res, s, t, keep_kernel=keep and (algorithm in ("standard", UNSTABLE) or s == 0))
+            # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon. Every other
+            # algorithm (standard, change of rings, unstable) reads ker d_s at (s + 1, t).
+            step_standard(res, s, t, keep_kernel=keep and (algorithm != "nassau" or s == 0))
     if store is not None:
         store.save(res, s, t)
 

@@ -24,7 +24,17 @@ def reduced_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -
 
 
 def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
-    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows)."""
+    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows).
+
+    Without rows or without columns [A | I] is already reduced (no image, every row in the kernel): half the
+    jobs of a resolution over a small algebra such as A(1) are such empty ones, not worth an Augmented."""
+    if a.shape[0] == 0 or ncols == 0:
+        f = field(2) if field_ is None else field_
+        rows = np.arange(a.shape[0], dtype=np.int64)
+        identity = f.zeros(len(rows), len(rows))
+        if len(rows):
+            f.set_ones(identity, rows, rows)
+        return rows[:0], Subspace.from_rref(identity, rows, len(rows), f)
     aug, pivots = reduced_with_identity(a, ncols, field_)
     return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 
@@ -112,12 +122,21 @@ def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> 
     n = fs.dimension(t, ngens)
     target_ngens = target.gens_below(t + 1)
     ncols = target.dimension(t, target_ngens)
-    d = res.differential(s).matrix(t, np.arange(n, dtype=np.int64), target_ngens)
+    if n == 0 and ncols == 0:  # F_s and F_{s-1} vanish in degree t (most jobs over A(1)): nothing to reduce
+        cycles(res, s, t)  # the empty ker d_{s-1} kept for this job
+        if keep_kernel:
+            res.set_kernel(s, t, Subspace(0, res.field))
+        res.add_generators(s, t, res.field.zeros(0, 0), target_ngens)
+        return 0
+    d = res.differential(s).matrix(t, np.arange(n, dtype=np.int64), target_ngens) if n and ncols else \
+        res.field.zeros(n, ncols)
     image_pivots, kernel = reduce_with_identity(d, ncols, res.field)
     if keep_kernel:
         res.set_kernel(s, t, kernel)
     desired = cycles(res, s, t)
-    fresh = ~np.isin(desired.pivots, image_pivots)
+    in_image = np.zeros(ncols, dtype=bool)
+    in_image[image_pivots] = True
+    fresh = ~in_image[desired.pivots]
     outputs = pad_columns(desired.basis[fresh], ncols, res.field)
     res.add_generators(s, t, outputs, target_ngens)
     return int(fresh.sum())

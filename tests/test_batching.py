@@ -11,6 +11,8 @@ import pytest
 from algebra import free_map, products
 from algebra.milnor_kernels import signature_forbid
 from algebra.subalgebra import optimal_subalgebra
+from fp import field
+from nassau import standard
 from nassau.nassau_step import step_nassau
 from nassau.standard import step_standard
 from tests.helpers import run_engine
@@ -71,10 +73,46 @@ def test_standard_step_is_two_builds() -> None:
     assert products.COUNTERS["batch_calls"] - before == 2
 
 
-def test_a_standard_run_builds_each_matrix_once() -> None:
+@pytest.mark.parametrize("module,algorithm", [("S_2", "standard"), ("A-mod-Sq1-Sq2", "change-of-rings")])
+def test_a_standard_run_builds_each_matrix_once(module: str, algorithm: str) -> None:
     """Each step keeps ker d_s for (s + 1, t), so a run over a rectangle builds one matrix per step that has rows
-    (without the kept kernel it would build d_{s-1} again)."""
+    and columns (without the kept kernel it would build d_{s-1} again; the change of rings once did)."""
     before = products.COUNTERS["batch_calls"]
-    res, region = run_engine("S_2", max_t=30, max_s=6, algorithm="standard")
-    with_rows = sum(1 for s, t in region.bidegrees() if s >= 1 and res.free(s).dimension(t, res.free(s).gens_below(t)))
-    assert products.COUNTERS["batch_calls"] - before == with_rows > 50
+    res, region = run_engine(module, max_t=30, max_s=6, algorithm=algorithm)
+
+    def dimension(s: int, t: int) -> int:
+        return res.free(s).dimension(t, res.free(s).gens_below(t))
+
+    with_rows = sum(1 for s, t in region.bidegrees() if s >= 1 and dimension(s, t) and dimension(s - 1, t))
+    assert products.COUNTERS["batch_calls"] - before == with_rows > 20
+
+
+def test_empty_steps_reduce_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over A(1) most jobs have F_s and F_{s-1} zero in degree t: they reach no reduction at all, and a job with
+    rows but no columns (or columns but no rows) builds no [A | I] to reduce (standard.reduce_with_identity)."""
+    outer, inner = [], []
+    real_outer, real_inner = standard.reduce_with_identity, standard.reduced_with_identity
+    monkeypatch.setattr(standard, "reduce_with_identity", lambda a, n, f=None: outer.append((len(a), n))
+                        or real_outer(a, n, f))
+    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: inner.append((len(a), n))
+                        or real_inner(a, n, f))
+    res, region = run_engine("A-mod-Sq1-Sq2", max_t=30, max_s=6, algorithm="change-of-rings")
+    jobs = list(region.bidegrees())
+    empty = [(s, t) for s, t in jobs if s >= 1 and not res.free(s).dimension(t, res.free(s).gens_below(t))
+             and not res.free(s - 1).dimension(t)]
+    assert len(outer) == len(jobs) - len(empty) and len(empty) > len(jobs) / 4
+    assert any(0 in shape for shape in outer) and not any(0 in shape for shape in inner)
+
+
+@pytest.mark.parametrize("p", [2, 3])
+@pytest.mark.parametrize("rows,ncols", [(0, 0), (0, 5), (3, 0), (70, 0)])
+def test_an_empty_reduction_is_what_the_augmented_one_gives(p: int, rows: int, ncols: int) -> None:
+    """The shortcut's twin: [A | I] reduced for real when A has no rows or no columns."""
+    f = field(p)
+    a = f.zeros(rows, ncols)
+    pivots, kernel = standard.reduce_with_identity(a, ncols, f)
+    aug, all_pivots = standard.reduced_with_identity(a, ncols, f)
+    twin = aug.kernel(all_pivots, 1)
+    assert pivots.tolist() == all_pivots[all_pivots < aug.segment_columns(1)[0]].tolist() == []
+    assert kernel.ncols == twin.ncols == rows and kernel.pivots.tolist() == twin.pivots.tolist()
+    assert np.array_equal(kernel.basis, twin.basis) and kernel.basis.dtype == twin.basis.dtype
