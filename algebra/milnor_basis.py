@@ -7,6 +7,7 @@ compiled kernels can find the column of a product term with a few table lookups.
 """
 from __future__ import annotations
 
+import functools
 import re
 import threading
 
@@ -17,11 +18,13 @@ from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES, degree, 
 from algebra.profile import FULL, Profile
 
 
+@functools.cache
 def rank_tables(max_degree: int) -> np.ndarray:
     """g[e, h] = sum_k n[e - k xi_h, h - 1], with n[e, m] = #{R of degree e using xi_1..xi_{m+1}}.
 
     rank(R) = sum over its nonzero r_h (h >= 1, from the top) of g[d, h] - g[d - r_h xi_h, h], where d is
-    the degree still left: each unit of r_h skips every element of smaller length in that degree.
+    the degree still left: each unit of r_h skips every element of smaller length in that degree. Shared and
+    read-only: every basis grown to one degree (the whole algebra's and each profile's) reads the same table.
     """
     n = np.zeros((max_degree + 1, MAX_LEN), dtype=np.int64)
     g = np.zeros((max_degree + 1, MAX_LEN), dtype=np.int64)
@@ -34,7 +37,14 @@ def rank_tables(max_degree: int) -> np.ndarray:
         x = int(XI_DEGREES[h])
         for e in range(max_degree + 1):
             g[e, h] = n[e, h - 1] + (g[e - x, h] if e >= x else 0)
+    g.flags.writeable = False
     return g
+
+
+@functools.cache
+def _full_basis() -> "MilnorBasis":
+    """One whole-algebra basis that the profile bases share for their index maps (it only ever grows)."""
+    return MilnorBasis(FULL)
 
 
 class MilnorBasis(GradedBasis):
@@ -53,7 +63,7 @@ class MilnorBasis(GradedBasis):
         self.index_map_offset = np.zeros(1, dtype=np.int64)
         self._dims = np.ones(1, dtype=np.int64)
         self.flat = self._words[0]
-        self.flat_offset = np.zeros(2, dtype=np.int64)
+        self.flat_offset = np.array([0, 1], dtype=np.int64)
         if not profile.is_full:
             self._build_index_map(0)
 
@@ -80,20 +90,20 @@ class MilnorBasis(GradedBasis):
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
 
     def _build_index_map(self, max_degree: int) -> None:
-        full = MilnorBasis(FULL)
+        """index_map: for each full-algebra element of degree <= max_degree, its index in its degree here (-1 if
+        the profile lacks it). A packed word names one element, so one sorted search over all degrees finds
+        them."""
+        full = _full_basis()
         full.extend(max_degree)
-        offsets = np.zeros(max_degree + 2, dtype=np.int64)
-        maps = []
-        for d in range(max_degree + 1):
-            fw = full.words(d)
-            m = np.full(len(fw), -1, dtype=np.int64)
-            pos = {int(w): k for k, w in enumerate(self._words[d])}
-            for k, w in enumerate(fw):
-                m[k] = pos.get(int(w), -1)
-            maps.append(m)
-            offsets[d + 1] = offsets[d] + len(fw)
-        self.index_map = np.concatenate(maps)
-        self.index_map_offset = offsets
+        words, offsets = full.flat[: full.flat_offset[max_degree + 1]], full.flat_offset[: max_degree + 2]
+        mine = np.concatenate(self._words[: max_degree + 1])  # never empty: degree 0 holds 1
+        my_start = np.repeat(np.cumsum([0] + [len(w) for w in self._words[:max_degree]]),
+                             [len(w) for w in self._words[: max_degree + 1]])
+        order = np.argsort(mine)
+        at = np.minimum(np.searchsorted(mine[order], words), len(mine) - 1)
+        found = mine[order[at]] == words
+        self.index_map = np.where(found, order[at] - my_start[order[at]], -1).astype(np.int64)
+        self.index_map_offset = offsets.astype(np.int64)
 
     # -- queries ------------------------------------------------------------------------------------
     def element(self, d: int, index: int) -> tuple[int, ...]:

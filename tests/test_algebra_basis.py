@@ -52,6 +52,21 @@ def test_profile_bases_are_the_filtered_full_order() -> None:
         assert kept == [a2.element(d, i) for i in range(a2.dimension(d))]
 
 
+@pytest.mark.parametrize("profile", [a_n(0), a_n(1), a_n(2), a_n(3), Profile((0,), False), Profile((2, 0, 1))])
+@pytest.mark.parametrize("tops", [(0,), (7,), (5, 44)])
+def test_index_map_sends_each_full_element_to_its_place_in_the_profile(profile: Profile, tops: tuple) -> None:
+    """The vectorised index_map against a plain search, degree by degree, after one or two extends."""
+    full, basis = MilnorBasis(), MilnorBasis(profile)
+    for top in tops:
+        basis.extend(top)
+    top = tops[-1]
+    assert len(basis.index_map_offset) == top + 2
+    for d in range(top + 1):
+        mine = [int(w) for w in basis.words(d)]
+        expected = [mine.index(int(w)) if int(w) in mine else -1 for w in full.words(d)]
+        assert basis.index_map[basis.index_map_offset[d]:basis.index_map_offset[d + 1]].tolist() == expected
+
+
 def test_index_rejects_elements_outside_the_profile() -> None:
     with pytest.raises(ValueError, match="not in A\\(1\\)"):
         MilnorBasis(a_n(1)).index((4,))
