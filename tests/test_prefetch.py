@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from algebra.module_loader import load_module
-from nassau import prefetch
+from nassau import prefetch, scheduler
 from nassau.engine import resolve
 from nassau.prefetch import Board, Prefetch
 from nassau.region import Region
@@ -86,11 +86,12 @@ def test_an_idle_worker_helps_the_running_job() -> None:
     assert any(thread != owner[0] for thread in ran_on)
 
 
-def test_helping_threads_give_the_one_thread_resolution() -> None:
+def test_helping_threads_give_the_one_thread_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
     module = load_module("S_2")
     region = Region(max_s=20, min_degree=0, max_stem=40)
     one = resolve(module, region, "nassau", 1)
     before = prefetch.COUNTERS["helped"]
+    monkeypatch.setattr(scheduler, "SHARE_AFTER", 0.0)  # every worker from the start, though the jobs are small
     many = resolve(module, region, "nassau", 6)
     assert prefetch.COUNTERS["helped"] > before  # six workers on a narrow wavefront: some idle, and they help
     for s in range(1, region.max_s + 1):

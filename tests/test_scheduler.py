@@ -8,7 +8,9 @@ import time
 import numpy as np
 import pytest
 
-from nassau.scheduler import JobFailed, run_jobs
+from numba.core import event
+
+from nassau.scheduler import SHARE_AFTER, JobFailed, run_jobs
 
 TIMEOUT = 20
 
@@ -101,3 +103,33 @@ def test_a_cycle_is_reported_not_waited_on(threads: int) -> None:
     deps = {(0, 0): [], (0, 1): [(0, 2)], (0, 2): [(0, 1)]}
     with pytest.raises((RuntimeError, JobFailed), match="stalled"):
         finishes(jobs, lambda s, t: deps[(s, t)], lambda s, t: None, threads)
+
+
+def threads_used(jobs: list[tuple[int, int]], work, threads: int) -> set[int]:
+    """The threads that ran jobs (independent jobs, so any worker may take any of them)."""
+    ran_on: set[int] = set()
+
+    def run(s: int, t: int) -> None:
+        ran_on.add(threading.get_ident())
+        work(s, t)
+
+    finishes(jobs, lambda s, t: [], run, threads)
+    return ran_on
+
+
+def test_small_jobs_run_on_one_worker() -> None:
+    """A run of jobs shorter than SHARE_AFTER never starts the other workers (they would only contend for the
+    GIL), even when a job spends longer than that loading kernels."""
+    def loads_a_kernel(s: int, t: int) -> None:
+        if (s, t) == (0, 0):
+            with event.trigger_event("numba:compiler_lock"):  # what numba reports while it loads a kernel
+                time.sleep(5 * SHARE_AFTER)
+
+    assert len(threads_used([(0, t) for t in range(200)], lambda s, t: None, 4)) == 1
+    assert len(threads_used([(0, t) for t in range(20)], loads_a_kernel, 4)) == 1
+
+
+def test_a_heavy_job_starts_the_other_workers() -> None:
+    """Once a job has worked for SHARE_AFTER, the rest of the pool joins and takes the other ready jobs."""
+    ran = threads_used([(0, t) for t in range(40)], lambda s, t: time.sleep(3 * SHARE_AFTER if t == 0 else 1e-3), 4)
+    assert len(ran) > 1
