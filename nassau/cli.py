@@ -5,6 +5,11 @@ what the save directory already holds. Outputs are written atomically, so a file
 """
 from __future__ import annotations
 
+import gc
+
+_COLLECTING = gc.isenabled()
+gc.disable()  # while the imports below run: see the end of the imports
+
 import argparse
 import json
 import os
@@ -34,6 +39,14 @@ from nassau.progress import Reporter
 from nassau.region import Region
 from nassau.scheduler import JobFailed
 from nassau.store import StoreError
+
+# The imports above build over 100,000 objects the cyclic collector tracks (numba's above all), alive as long as the
+# process. The collector walked them over and over while they were built, and again in every full collection after:
+# with no collection during the imports and what they built frozen (never examined again), a warm
+# `nassau resolve S_2 --stem 40` takes 0.67 s instead of 0.84 s.
+gc.freeze()
+if _COLLECTING:
+    gc.enable()
 
 DEFAULT_MAX_S = api.DEFAULT_MAX_S
 EXIT_USAGE = 2

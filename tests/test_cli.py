@@ -3,6 +3,8 @@ threads. It runs in this process (tests.helpers.run_cli); test_resolve_charts ru
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +112,12 @@ def test_svg_and_seqsee_draw_the_references_chart(tmp_path: Path) -> None:
     doc, expected = json.loads(seqsee.read_text()), to_seqsee(parse_svg(reference, "S_2"))
     assert (doc["nodes"], doc["edges"], doc["header"]["chart"]) == (expected["nodes"], expected["edges"],
                                                                      expected["header"]["chart"])
+
+
+def test_the_cli_freezes_what_its_imports_built() -> None:
+    """The start-up saving (nassau.cli): the imports' objects are frozen out of the collector's reach, and the
+    collector is running again for what the command itself makes."""
+    code = "import gc, nassau.cli; print(gc.get_freeze_count(), gc.isenabled())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    frozen, enabled = out.stdout.split()
+    assert int(frozen) > 50_000 and enabled == "True"
