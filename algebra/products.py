@@ -14,15 +14,17 @@ from numba import njit
 
 from algebra.admissible import AdmissibleMaster
 from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
+from algebra.milnor_kernels import NO_FORBID, SCRATCH, flip, product_into, rank_of, unpack_into
 from algebra.milnor_odd import Element as OddElement
 from algebra.milnor_odd import OddMilnorBasis
 from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into, workspace
 from algebra.ppart import degree, pack
+from algebra.product_tables import lookup, tables_for
 
-#: Test hook: how many compiled batch calls and products (terms made, see product_into) have run (a revert to
-#: per-row Python shows here), and how many batches the GPU backend took.
-COUNTERS = {"batch_calls": 0, "products": 0, "device_batches": 0}
+#: Test hook: how many compiled batch calls and products (terms enumerated, see product_into) have run (a revert to
+#: per-row Python shows here), how many (row, term) pairs were read from product tables, and how many batches the
+#: GPU backend took.
+COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "device_batches": 0}
 #: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
 HOST_MASTER = AdmissibleMaster()
 
@@ -51,16 +53,47 @@ class ProductBatch:
 
 
 @njit(cache=True, nogil=True)
-def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col,
-                  g, index_map, map_offset, col_map, forbid):
+def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, g, index_map, map_offset,
+                  col_map, forbid, keys_s, keys_n, vals, ntables, tab_rows, tab_res, row_off, ranks):
+    """Every product of the batch XOR-ed into out: read from its table where the snapshot has one
+    (algebra.product_tables), else enumerated (product_into, pruned by forbid). An empty snapshot enumerates all.
+
+    Rows are taken in runs of equal (term list, degree of R), so each term's table is looked up once a run.
+    Returns (terms enumerated, pairs read from tables)."""
     scratch = np.zeros(SCRATCH, dtype=np.int64)
+    nrows = row_r.shape[0]
+    rank = np.empty(nrows, dtype=np.int64)
+    for i in range(nrows):
+        length = unpack_into(row_r[i], scratch, 0)
+        rank[i] = rank_of(scratch, length, row_deg[i], g, index_map, map_offset, 0)
     made = 0
-    for i in range(row_r.shape[0]):
+    hits = 0
+    i = 0
+    while i < nrows:
         lst = row_terms[i]
+        n = row_deg[i]
+        j = i
+        while j < nrows and row_terms[j] == lst and row_deg[j] == n:
+            j += 1
+        # Term by term: a term's table is then read in one pass over the run's rows.
         for q in range(term_start[lst], term_start[lst + 1]):
-            made += product_into(out, i, term_col[q], row_r[i], term_s[q], row_deg[i] + term_sdeg[q],
-                                 g, index_map, map_offset, col_map, forbid, scratch)
-    return made
+            s = term_s[q]
+            col0 = term_col[q]
+            tid = lookup(keys_s, keys_n, vals, s, n, ntables)
+            if tid < 0:
+                for r in range(i, j):
+                    made += product_into(out, r, col0, row_r[r], s, n + term_sdeg[q], g, index_map, map_offset,
+                                         col_map, forbid, scratch)
+                continue
+            rows0 = tab_rows[tid]
+            res0 = tab_res[tid]
+            for r in range(i, j):
+                at = rows0 + rank[r]
+                for k in range(res0 + row_off[at], res0 + row_off[at + 1]):
+                    flip(out, r, col0 + np.int64(ranks[k]), col_map)
+            hits += j - i
+        i = j
+    return made, hits
 
 
 def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None,
@@ -78,11 +111,13 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
         return
 
     def on_cpu(target: np.ndarray) -> None:
-        made = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                             batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
-                             basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid)
+        snap = tables_for(basis).ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s)
+        made, hits = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
+                                   batch.term_s, batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
+                                   basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid, *snap)
         COUNTERS["batch_calls"] += 1
         COUNTERS["products"] += int(made)
+        COUNTERS["table_pairs"] += int(hits)
 
     if not _on_device(out, batch, basis, col_map, on_cpu):
         on_cpu(out)

@@ -219,10 +219,16 @@ def _check_gpu() -> None:
 
 
 def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), gpu: bool = False) -> None:
-    """What every computing command checks before any work: --threads, that each output can be written, and (when
-    the command can use the device) the GPU settings."""
+    """What every computing command checks before any work: --threads, the product tables' budget, that each output
+    can be written, and (when the command can use the device) the GPU settings."""
+    from algebra.product_tables import budget_bytes
+
     if getattr(args, "threads", 1) < 1:
         raise UserError(f"--threads must be at least 1 (got {args.threads})")
+    try:
+        budget_bytes()
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     for path in outputs:
         _check_output(path)
     if gpu:

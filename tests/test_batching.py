@@ -26,7 +26,8 @@ def test_a_matrix_build_is_one_kernel_call() -> None:
     before = dict(products.COUNTERS)
     res.differential(s).matrix(t, rows, res.free(s - 1).gens_below(t + 1))
     assert products.COUNTERS["batch_calls"] - before["batch_calls"] == 1
-    assert products.COUNTERS["products"] - before["products"] > len(rows)
+    served = products.COUNTERS["products"] + products.COUNTERS["table_pairs"]
+    assert served - before["products"] - before["table_pairs"] > len(rows)
 
 
 @pytest.fixture

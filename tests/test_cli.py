@@ -44,6 +44,11 @@ def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
     assert_one_line_error(run_cli(*args), needle)
 
 
+def test_bad_product_table_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "lots")
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10"), "NASSAU_PRODUCT_TABLES_MB must be a number")
+
+
 def test_malformed_module_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text('{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [')

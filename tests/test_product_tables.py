@@ -1,0 +1,143 @@
+"""Product tables (algebra.product_tables): products read from a table equal the enumerated ones bit for bit, a
+batch met again enumerates nothing, the budget holds, and threads filling tables at once agree."""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from algebra import products
+from algebra.milnor_basis import MilnorBasis
+from algebra.milnor_naive import multiply_naive
+from algebra.ppart import degree, pack, unpack
+from algebra.product_tables import budget_bytes, use_tables
+from algebra.products import run_batch
+from algebra.profile import a_n
+from algebra.unstable_basis import UnstableBasis
+from tests.test_algebra_products import random_batch
+
+
+def fresh(kind: str, budget: int) -> MilnorBasis | UnstableBasis:
+    basis = {"A": lambda: MilnorBasis(), "A(2)": lambda: MilnorBasis(a_n(2)),
+             "unstable": lambda: UnstableBasis(MilnorBasis())}[kind]()
+    basis.extend(60)
+    use_tables(basis, budget)
+    return basis
+
+
+def random_col_map(rng: np.random.Generator, ncols: int) -> tuple[np.ndarray, int]:
+    keep = np.nonzero(rng.random(ncols) < 0.6)[0]
+    col_map = np.full(ncols, -1, dtype=np.int64)
+    col_map[keep] = np.arange(len(keep))
+    return col_map, len(keep)
+
+
+@pytest.mark.parametrize("kind", ["A", "A(2)", "unstable"])
+def test_tables_equal_enumeration(rng: np.random.Generator, kind: str) -> None:
+    """Fresh random batches (rows of many degrees, shared term lists, a column map or none) give the same bits
+    through tables made now, tables made earlier, and no tables at all."""
+    tabled, direct = fresh(kind, 1 << 30), fresh(kind, 0)
+    for trial in range(6):
+        batch, ncols = random_batch(rng, tabled, rows=300, lists=20, top=40)
+        col_map, width = random_col_map(rng, ncols) if trial % 2 else (None, ncols)
+        outs = []
+        for basis in (tabled, tabled, direct):
+            out = np.zeros((300, (width + 63) // 64), dtype=np.uint64)
+            run_batch(out, batch, basis, col_map)
+            outs.append(out)
+        assert np.array_equal(outs[0], outs[2]) and np.array_equal(outs[1], outs[2]), trial
+    assert tabled._product_tables.counts["tables"] > 0 and direct._product_tables.counts["tables"] == 0
+
+
+def test_a_table_row_is_milnors_formula(rng: np.random.Generator) -> None:
+    """Every row of a table (every R of degree n times one S) against the brute-force formula."""
+    basis = fresh("A", 1 << 30)
+    for _ in range(8):
+        n, sdeg = int(rng.integers(1, 24)), int(rng.integers(1, 16))
+        s = basis.element(sdeg, int(rng.integers(basis.dimension(sdeg))))
+        rows = basis.words(n)
+        batch = products.ProductBatch(row_r=rows, row_deg=np.full(len(rows), n), row_terms=np.zeros(len(rows), int),
+                                      term_start=np.array([0, 1]), term_s=np.array([pack(s)], dtype=np.uint64),
+                                      term_sdeg=np.array([sdeg]), term_col=np.zeros(1, dtype=np.int64))
+        dim = basis.dimension(n + sdeg)
+        for _ in range(2):  # the first call fills the table, the second reads it
+            out = np.zeros((len(rows), (dim + 63) // 64), dtype=np.uint64)
+            run_batch(out, batch, basis)
+            bits = np.unpackbits(out.view(np.uint8), axis=1, bitorder="little")[:, :dim]
+            for r, row in zip(rows, bits, strict=True):
+                got = {basis.element(n + sdeg, int(j)) for j in np.nonzero(row)[0]}
+                assert got == multiply_naive(unpack(int(r)), s), (unpack(int(r)), s)
+        assert degree(s) == sdeg
+
+
+def test_a_batch_met_again_enumerates_nothing(rng: np.random.Generator) -> None:
+    """Structural: the second time, every (row, term) pair is read from a table; a revert to enumerating every
+    product shows as products made and no table pairs."""
+    basis = fresh("A", 1 << 30)
+    batch, ncols = random_batch(rng, basis, rows=400, lists=30, top=40)
+    out = np.zeros((400, (ncols + 63) // 64), dtype=np.uint64)
+    run_batch(out, batch, basis)
+    pairs = int((batch.term_start[batch.row_terms + 1] - batch.term_start[batch.row_terms]).sum())
+    before = dict(products.COUNTERS)
+    run_batch(np.zeros_like(out), batch, basis)
+    assert products.COUNTERS["products"] == before["products"]
+    assert products.COUNTERS["table_pairs"] - before["table_pairs"] == pairs
+    tables = basis._product_tables.counts["tables"]
+    run_batch(np.zeros_like(out), batch, basis)
+    assert basis._product_tables.counts["tables"] == tables  # nothing new to make
+
+
+def test_the_budget_stops_new_tables(rng: np.random.Generator) -> None:
+    """Tables stop growing once the next ones would pass the budget; what is not tabled is enumerated, same bits."""
+    small, direct = fresh("A", 200_000), fresh("A", 0)
+    for _ in range(10):
+        batch, ncols = random_batch(rng, small, rows=300, lists=25, top=50)
+        a = np.zeros((300, (ncols + 63) // 64), dtype=np.uint64)
+        b = np.zeros_like(a)
+        run_batch(a, batch, small)
+        run_batch(b, batch, direct)
+        assert np.array_equal(a, b)
+    tables = small._product_tables
+    assert 0 < tables.nbytes <= 200_000 and tables._full
+    made = tables.counts["tables"]
+    run_batch(np.zeros_like(a), random_batch(rng, small, rows=300, lists=25, top=50)[0], small)
+    assert tables.counts["tables"] == made
+
+
+def test_threads_filling_at_once_agree(rng: np.random.Generator) -> None:
+    """Four threads run overlapping batches on one basis while its tables are made: each result equals the
+    enumerated one."""
+    basis, direct = fresh("A", 1 << 30), fresh("A", 0)
+    work = [random_batch(rng, basis, rows=200, lists=15, top=44) for _ in range(8)]
+    expected = []
+    for batch, ncols in work:
+        out = np.zeros((200, (ncols + 63) // 64), dtype=np.uint64)
+        run_batch(out, batch, direct)
+        expected.append(out)
+    bad: list[int] = []
+
+    def worker(order: list[int]) -> None:
+        for k in order:
+            batch, ncols = work[k]
+            out = np.zeros((200, (ncols + 63) // 64), dtype=np.uint64)
+            run_batch(out, batch, basis)
+            if not np.array_equal(out, expected[k]):
+                bad.append(k)
+
+    threads = [threading.Thread(target=worker, args=(list(rng.permutation(8)),)) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert bad == []
+
+
+def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "2")
+    assert budget_bytes() == 2 << 20
+    monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "0")
+    assert budget_bytes() == 0
+    monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "lots")
+    with pytest.raises(ValueError, match="NASSAU_PRODUCT_TABLES_MB"):
+        budget_bytes()
