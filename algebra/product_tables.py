@@ -96,6 +96,14 @@ def _insert(keys_s, keys_n, vals, new_s, new_n, new_tid) -> None:
         keys_s[at] = new_s[j]
 
 
+@njit(cache=True, nogil=True)
+def _absent(keys_s, keys_n, vals, ntables, s, n):
+    out = np.empty(s.shape[0], dtype=np.bool_)
+    for j in range(s.shape[0]):
+        out[j] = lookup(keys_s, keys_n, vals, s[j], n[j], ntables) < 0
+    return out
+
+
 @njit(cache=True, nogil=True, inline="always")
 def word_degree(word: np.uint64) -> int:
     d = 0
@@ -200,6 +208,7 @@ class ProductTables:
                               np.full(cap, -1, dtype=np.int64), 0, np.zeros(64, dtype=np.int64),
                               np.zeros(64, dtype=np.int64), np.zeros(cap, dtype=np.uint32),
                               np.zeros(cap, dtype=np.uint16))
+        self._filling: set[tuple[int, int]] = set()
         self._nkeys = 0
         self._rows_used = 0
         self._ranks_used = 0
@@ -225,15 +234,32 @@ class ProductTables:
         if len(miss_s) == 0:
             return snap
         keys = np.unique(np.stack([miss_s, miss_n.astype(np.uint64)], axis=1), axis=0)
-        new_s, new_n = keys[:, 0].copy(), keys[:, 1].astype(np.int64)
-        made = _fill(new_s, new_n, basis.flat, basis.flat_offset, basis.rank_g, basis.index_map,
-                     basis.index_map_offset)
-        self._add(new_s, new_n, *made)
+        new_s, new_n = self._claim(keys[:, 0].copy(), keys[:, 1].astype(np.int64))
+        if len(new_s) == 0:
+            return self._snap
+        try:
+            made = _fill(new_s, new_n, basis.flat, basis.flat_offset, basis.rank_g, basis.index_map,
+                         basis.index_map_offset)
+            self._add(new_s, new_n, *made)
+        finally:
+            with self._lock:
+                self._filling.difference_update(zip(new_s.tolist(), new_n.tolist()))
         return self._snap
 
+    def _claim(self, new_s, new_n):
+        """The keys this thread is to make: those nobody has made or is making now. A batch meeting a key that
+        another thread is making enumerates its products meanwhile (making it twice would double its bytes)."""
+        with self._lock:
+            snap = self._snap
+            absent = _absent(snap.keys_s, snap.keys_n, snap.vals, snap.ntables, new_s, new_n)
+            mine = [j for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))
+                    if absent[j] and key not in self._filling]
+            new_s, new_n = new_s[mine], new_n[mine]
+            self._filling.update(zip(new_s.tolist(), new_n.tolist()))
+            return new_s, new_n
+
     def _add(self, new_s, new_n, row_start, res_start, row_off, ranks) -> None:
-        """Publish new tables: their data first, then their keys, then the snapshot naming them. A key another
-        thread made meanwhile is made again (same data); the newer copy wins, either is right."""
+        """Publish new tables: their data first, then their keys, then the snapshot naming them."""
         with self._lock:
             if self._full:
                 return

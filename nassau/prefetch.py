@@ -37,6 +37,7 @@ class Board:
 
     def post(self, offer: Prefetch) -> None:
         with self._lock:
+            self._offers = [o for o in self._offers if o.pending()]
             self._offers.append(offer)
         COUNTERS["posted"] += 1
         self._wake()
@@ -80,6 +81,7 @@ class Prefetch(Generic[T]):
             self._state = [_GONE] * len(self._tasks)  # a piece still running is discarded when it ends
             self._left = 0
             self._results.clear()
+            self._tasks = [None] * len(self._tasks)  # what the pieces hold (matrices) goes with the job
 
     def take(self, i: int) -> T:
         """Piece i: computed by a helper (waiting while one computes it) or here."""
@@ -92,7 +94,8 @@ class Prefetch(Generic[T]):
             if self._state[i] == _PENDING:
                 self._left -= 1
             self._state[i] = _GONE
-        return self._tasks[i]()
+            task = self._tasks[i]
+        return task()
 
     def drop(self, i: int) -> None:
         """Piece i is not needed: never start it, and free its result if a helper made one (one still running
@@ -116,8 +119,9 @@ class Prefetch(Generic[T]):
             i = self._state.index(_PENDING)
             self._state[i] = _RUNNING
             self._left -= 1
+            task = self._tasks[i]
         try:
-            result = self._tasks[i]()
+            result = task()
         except Exception:  # noqa: BLE001 - the job recomputes the piece and raises it there
             result = None
             done = _FAILED

@@ -48,6 +48,31 @@ def test_a_helpers_result_is_taken_not_recomputed_and_a_dropped_piece_never_star
         assert not board.has_work() and not board.help_one()
 
 
+def test_a_closed_prefetch_lets_go_of_what_its_pieces_hold() -> None:
+    """The pieces' arguments (Nassau's d on every row, megabytes a job) are freed when the job leaves the Prefetch,
+    though the board still lists it, and posting the next one drops the closed ones from the board."""
+    import gc
+    import weakref
+
+    class Big:
+        pass
+
+    board = Board(lambda: None)
+    prefetch.attach(board)
+    try:
+        data = Big()
+        held = weakref.ref(data)
+        with Prefetch([partial(id, data), partial(id, data)]) as p:
+            p.take(0)
+        del data
+        gc.collect()
+        assert held() is None
+        with Prefetch([partial(id, 1), partial(id, 2)]):
+            assert board._offers == [board._offers[-1]] and board._offers[-1] is not p
+    finally:
+        prefetch.attach(None)
+
+
 def test_a_piece_that_fails_in_a_helper_fails_in_the_job() -> None:
     def bad() -> int:
         raise ValueError("piece failed")

@@ -107,13 +107,14 @@ def test_the_budget_stops_new_tables(rng: np.random.Generator) -> None:
 
 def test_threads_filling_at_once_agree(rng: np.random.Generator) -> None:
     """Four threads run overlapping batches on one basis while its tables are made: each result equals the
-    enumerated one."""
-    basis, direct = fresh("A", 1 << 30), fresh("A", 0)
+    enumerated one, and no table is made twice (as many as one thread makes)."""
+    basis, direct, serial = fresh("A", 1 << 30), fresh("A", 0), fresh("A", 1 << 30)
     work = [random_batch(rng, basis, rows=200, lists=15, top=44) for _ in range(8)]
     expected = []
     for batch, ncols in work:
         out = np.zeros((200, (ncols + 63) // 64), dtype=np.uint64)
         run_batch(out, batch, direct)
+        run_batch(np.zeros_like(out), batch, serial)
         expected.append(out)
     bad: list[int] = []
 
@@ -131,6 +132,7 @@ def test_threads_filling_at_once_agree(rng: np.random.Generator) -> None:
     for th in threads:
         th.join()
     assert bad == []
+    assert basis._product_tables.counts["tables"] == serial._product_tables.counts["tables"] > 0
 
 
 def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
