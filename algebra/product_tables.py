@@ -20,13 +20,14 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into
+from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into, unpack_into
 from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from fp.bits import ctz
 
 #: Default byte budget of one basis's tables (NASSAU_PRODUCT_TABLES_MB overrides; 0 turns tables off).
 DEFAULT_BUDGET_MB = 1024
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no packed word has every field at its maximum in a real degree
+_N_MASK = np.uint64(0xFFFF)
 _SHIFT = FIELD_SHIFT.copy()
 _MASK = FIELD_MASK.astype(np.int64)
 _XI = XI_DEGREES.copy()
@@ -49,9 +50,7 @@ class Snapshot(NamedTuple):
     tab_res[k] + row_off[tab_rows[k] + r + 1]]. Ranks are 16 bits, so only products landing in a degree of at most
     65536 elements are tabled (A through degree 263)."""
 
-    keys_s: np.ndarray    # uint64, a power of two long; _EMPTY marks a free slot
-    keys_n: np.ndarray    # int64
-    vals: np.ndarray      # int64 table id (-1 while being written)
+    keys: np.ndarray      # uint64 (slots, 2), slots a power of two: S word (_EMPTY: free), deg R | (table + 1) << 16
     ntables: int
     tab_rows: np.ndarray  # int64: where table k's row offsets start in row_off
     tab_res: np.ndarray   # int64: where its ranks start in ranks
@@ -64,43 +63,43 @@ MAX_RANKED = 1 << 16
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _slot(keys_s, keys_n, s, n) -> int:
+def _slot(keys, s, n) -> int:
     """The slot of key (s, n): where it is, or the free slot where it would go (linear probing)."""
     h = (s * np.uint64(0x9E3779B97F4A7C15)) ^ (np.uint64(n) * np.uint64(0xC2B2AE3D27D4EB4F))
     h ^= h >> np.uint64(31)
-    cap = keys_s.shape[0]
+    cap = keys.shape[0]
     at = np.int64(h & np.uint64(cap - 1))
     while True:
-        k = keys_s[at]
-        if k == _EMPTY or (k == s and keys_n[at] == n):
+        k = keys[at, 0]
+        if k == _EMPTY or (k == s and (keys[at, 1] & _N_MASK) == np.uint64(n)):
             return at
         at = (at + 1) & (cap - 1)
 
 
 @njit(cache=True, nogil=True, inline="always")
-def lookup(keys_s, keys_n, vals, s, n, ntables) -> int:
+def lookup(keys, s, n, ntables) -> int:
     """The table of (s, n) if this snapshot holds it, else -1."""
-    at = _slot(keys_s, keys_n, s, n)
-    if keys_s[at] != s or keys_n[at] != n:
+    at = _slot(keys, s, n)
+    if keys[at, 0] != s:
         return -1
-    tid = vals[at]
+    tid = np.int64(keys[at, 1] >> np.uint64(16)) - 1
     return tid if tid < ntables else -1
 
 
 @njit(cache=True, nogil=True)
-def _insert(keys_s, keys_n, vals, new_s, new_n, new_tid) -> None:
+def _insert(keys, new_s, new_n, new_tid) -> None:
+    """Add keys; the value word goes first, so a reader that sees the key sees its table or -1 (a value of 0)."""
     for j in range(new_s.shape[0]):
-        at = _slot(keys_s, keys_n, new_s[j], new_n[j])
-        vals[at] = new_tid[j]
-        keys_n[at] = new_n[j]
-        keys_s[at] = new_s[j]
+        at = _slot(keys, new_s[j], new_n[j])
+        keys[at, 1] = np.uint64(new_n[j]) | (np.uint64(new_tid[j] + 1) << np.uint64(16))
+        keys[at, 0] = new_s[j]
 
 
 @njit(cache=True, nogil=True)
-def _absent(keys_s, keys_n, vals, ntables, s, n):
+def _absent(keys, ntables, s, n):
     out = np.empty(s.shape[0], dtype=np.bool_)
     for j in range(s.shape[0]):
-        out[j] = lookup(keys_s, keys_n, vals, s[j], n[j], ntables) < 0
+        out[j] = lookup(keys, s[j], n[j], ntables) < 0
     return out
 
 
@@ -113,9 +112,9 @@ def word_degree(word: np.uint64) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _missing(row_deg, row_terms, term_start, term_s, keys_s, keys_n, vals, ntables, flat_offset):
-    """The (S, deg R) keys of a batch with no table yet, with repeats (the caller keeps one of each). Products
-    landing in a degree too large for 16-bit ranks, or beyond the basis's tables, are left to the enumeration."""
+def _missing(row_deg, row_terms, term_start, term_s, term_sdeg, keys, ntables, flat_offset):
+    """The (S, deg R) keys of a batch with no table yet, each once. Products landing in a degree too large for
+    16-bit ranks, or beyond the basis's tables, are left to the enumeration."""
     nrows = row_deg.shape[0]
     bound = 0
     i = 0
@@ -127,6 +126,11 @@ def _missing(row_deg, row_terms, term_start, term_s, keys_s, keys_n, vals, ntabl
         bound += term_start[lst + 1] - term_start[lst]
     out_s = np.empty(bound, dtype=np.uint64)
     out_n = np.empty(bound, dtype=np.int64)
+    cap = 16
+    while cap < 2 * bound:
+        cap *= 2
+    seen = np.zeros((cap, 2), dtype=np.uint64)  # the keys found so far, hashed like the tables' own
+    seen[:, 0] = _EMPTY
     found = 0
     i = 0
     while i < nrows:
@@ -135,23 +139,196 @@ def _missing(row_deg, row_terms, term_start, term_s, keys_s, keys_n, vals, ntabl
         while i < nrows and row_terms[i] == lst and row_deg[i] == n:
             i += 1
         for q in range(term_start[lst], term_start[lst + 1]):
-            d = n + word_degree(term_s[q])
+            d = n + term_sdeg[q]
             if d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > MAX_RANKED:
                 continue
-            if lookup(keys_s, keys_n, vals, term_s[q], n, ntables) < 0:
-                out_s[found] = term_s[q]
-                out_n[found] = n
-                found += 1
+            if lookup(keys, term_s[q], n, ntables) < 0:
+                at = _slot(seen, term_s[q], n)
+                if seen[at, 0] == _EMPTY:
+                    seen[at, 1] = np.uint64(n)
+                    seen[at, 0] = term_s[q]
+                    out_s[found] = term_s[q]
+                    out_n[found] = n
+                    found += 1
     return out_s[:found], out_n[:found]
 
 
 @njit(cache=True, nogil=True)
-def _fill(keys_s, keys_n, flat, flat_offset, g, index_map, map_offset):
+def _table_terms(out, s_word, n, caps, g, index_map, map_offset) -> int:
+    """XOR into out[rank R, rank T] every term P(T) of P(R) P(S), for every R of degree n at once.
+
+    Milnor's formula sums over matrices X with column sums s_j (j >= 1, row 0 included) and rows
+    r_i = sum_j 2^j x_ij (i >= 1, column 0 included); P(T) with t_d = sum_{i+j=d} x_ij has an odd coefficient
+    exactly when each anti-diagonal's entries have disjoint bits. With S fixed, the interior (i, j >= 1) and the
+    top row x_0j = s_j - sum_i x_ij do not depend on R: they are enumerated once, column by column, leaving a
+    degree n' = n - sum (2^i - 1) 2^j x_ij for the first column. Every split of n' into x_i0 (2^i - 1) with x_i0
+    disjoint from the rest of its anti-diagonal is then one R and one term. The enumeration per R (product_into)
+    walks the interior again for each R; this walks it once per table (2.4x faster filling S_2's tables through
+    stem 70). caps[i] is the largest r_i of the basis's algebra (a profile); R beyond it are not enumerated."""
+    sc = np.zeros(MAX_LEN, dtype=np.int64)
+    k = unpack_into(s_word, sc, 0)
+    s = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    sdeg = 0
+    for j in range(1, k + 1):
+        s[j] = sc[j - 1]
+        sdeg += s[j] * ((1 << j) - 1)
+    top = 1  # R has at most `top` entries: 2^top - 1 <= n
+    while top < MAX_LEN and (1 << (top + 1)) - 1 <= n:
+        top += 1
+    # Interior cells column by column (only those that fit in degree n), each column closed by its x_0j (i = 0).
+    cell_i = np.zeros((MAX_LEN + 1) * (MAX_LEN + 1), dtype=np.int64)
+    cell_j = np.zeros((MAX_LEN + 1) * (MAX_LEN + 1), dtype=np.int64)
+    ncell = 0
+    for j in range(1, k + 1):
+        if s[j] > 0:
+            for i in range(1, top + 1):
+                if (((1 << i) - 1) << j) <= n:
+                    cell_i[ncell] = i
+                    cell_j[ncell] = j
+                    ncell += 1
+        cell_j[ncell] = j
+        ncell += 1
+    value = np.zeros(ncell + 1, dtype=np.int64)
+    left = s.copy()                                     # what column j has left for x_0j
+    diag = np.zeros(2 * MAX_LEN + 2, dtype=np.int64)    # OR of each anti-diagonal's entries placed so far
+    row = np.zeros(MAX_LEN + 1, dtype=np.int64)         # sum_j 2^j x_ij
+    first_col = np.zeros(MAX_LEN + 1, dtype=np.int64)   # x_i0
+    # Per level of the split: the ranks of R and T from the entries above it, and the degrees they leave.
+    r_rank = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    r_deg = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    t_rank = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    t_deg = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    budget = n
+    made = 0
+    c = 0
+    fresh = True
+    while c >= 0:
+        if c == ncell:
+            # Split the degree left over x_top0 .. x_20 (x_10 takes the rest), ranking R and T on the way down:
+            # the seqno of an element is a sum over its entries from the top (milnor_kernels.rank_of), so each
+            # level adds its entry's part to the ranks of the levels above it.
+            tr, td = 0, n + sdeg
+            for e in range(top + k, top, -1):  # T's entries above R's length come from the interior only
+                if diag[e]:
+                    step = diag[e] * ((1 << e) - 1)
+                    tr += g[td, e - 1] - g[td - step, e - 1]
+                    td -= step
+            r_rank[top], r_deg[top], t_rank[top], t_deg[top] = 0, n, tr, td
+            lv = top
+            down = True
+            rest = budget
+            while lv <= top:
+                if lv == 1:
+                    if (rest & diag[1]) == 0 and rest + row[1] <= caps[1]:
+                        rr, rt = r_rank[1], t_rank[1]
+                        if index_map.shape[0] > 0:
+                            rr = index_map[map_offset[n] + rr]
+                            rt = index_map[map_offset[n + sdeg] + rt]
+                        out[rr, rt >> 6] ^= np.uint64(1) << np.uint64(rt & 63)
+                        made += 1
+                    lv += 1
+                    down = False
+                    continue
+                unit = (1 << lv) - 1
+                busy = diag[lv]
+                if down:
+                    v = 0
+                else:
+                    rest += first_col[lv] * unit
+                    v = ((first_col[lv] | busy) + 1) & ~busy
+                if v * unit <= rest and v + row[lv] <= caps[lv]:
+                    first_col[lv] = v
+                    rest -= v * unit
+                    rr, rd = r_rank[lv], r_deg[lv]
+                    entry = v + row[lv]
+                    if entry:
+                        rr += g[rd, lv - 1] - g[rd - entry * unit, lv - 1]
+                        rd -= entry * unit
+                    tr, td = t_rank[lv], t_deg[lv]
+                    entry = v | busy
+                    if entry:
+                        tr += g[td, lv - 1] - g[td - entry * unit, lv - 1]
+                        td -= entry * unit
+                    lv -= 1
+                    r_rank[lv], r_deg[lv], t_rank[lv], t_deg[lv] = rr, rd, tr, td
+                    down = True
+                else:
+                    first_col[lv] = 0
+                    lv += 1
+                    down = False
+            c -= 1
+            fresh = False
+            continue
+        i = cell_i[c]
+        j = cell_j[c]
+        if i == 0:  # close column j: x_0j is what is left, disjoint from its anti-diagonal
+            if fresh and (left[j] & diag[j]) == 0:
+                value[c] = left[j]
+                diag[j] |= left[j]
+                c += 1
+                continue
+            if not fresh:
+                diag[j] ^= value[c]
+            c -= 1
+            fresh = False
+            continue
+        d = i + j
+        unit = ((1 << i) - 1) << j
+        if fresh:
+            v = 0
+        else:
+            old = value[c]
+            left[j] += old
+            budget += old * unit
+            diag[d] ^= old
+            row[i] -= old << j
+            v = ((old | diag[d]) + 1) & ~diag[d]
+        if v <= left[j] and v * unit <= budget and row[i] + (v << j) <= caps[i]:
+            left[j] -= v
+            budget -= v * unit
+            diag[d] |= v
+            row[i] += v << j
+            value[c] = v
+            c += 1
+            fresh = True
+        else:
+            c -= 1
+            fresh = False
+    return made
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _harvest(bits, row, nw, ranks, used):
+    """Append the set bits of bits[row] (clearing them) to ranks from `used`; returns (ranks, new used)."""
+    for w in range(nw):
+        x = bits[row, w]
+        if x == 0:
+            continue
+        bits[row, w] = 0
+        while x != 0:
+            if used == ranks.shape[0]:
+                grown = np.empty(2 * used, dtype=np.uint16)
+                grown[:used] = ranks
+                ranks = grown
+            ranks[used] = w * 64 + ctz(x)
+            used += 1
+            x &= x - np.uint64(1)
+    return ranks, used
+
+
+#: Default largest table (rows x words of its bit matrix) filled by one enumeration for all R at once; a larger one
+#: is filled R by R.
+WHOLE_TABLE_WORDS = 1 << 22
+
+
+@njit(cache=True, nogil=True)
+def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, map_offset):
     """Every table of the given keys: for each R of degree n (basis order), the ranks of the terms of P(R) P(S).
 
-    Each product goes into a scratch row by the enumeration kernel (terms that meet twice cancel there), and the
-    row's set bits are its terms. Returns where each key's row offsets and ranks start, then the offsets (local to
-    each table) and the ranks."""
+    The terms land in a bit matrix (terms that meet twice cancel there), from which each row's set bits are its
+    ranks: by one enumeration for the whole table (_table_terms) or, for a table too large for its bit matrix,
+    product by product into one scratch row. Returns where each key's row offsets and ranks start, then the
+    offsets (local to each table) and the ranks."""
     nkeys = keys_s.shape[0]
     row_start = np.zeros(nkeys + 1, dtype=np.int64)
     for j in range(nkeys):
@@ -167,29 +344,21 @@ def _fill(keys_s, keys_n, flat, flat_offset, g, index_map, map_offset):
         n = keys_n[j]
         s = keys_s[j]
         d = n + word_degree(s)
-        nw = (flat_offset[d + 1] - flat_offset[d] + 63) >> 6
-        row = np.zeros((1, max(nw, 1)), dtype=np.uint64)
+        nw = max(1, (flat_offset[d + 1] - flat_offset[d] + 63) >> 6)
         first = used
         base = row_start[j]
         dim_n = row_start[j + 1] - base - 1
+        whole = dim_n * nw <= whole_words
+        bits = np.zeros((dim_n if whole else 1, nw), dtype=np.uint64)
+        if whole:
+            _table_terms(bits, s, n, caps, g, index_map, map_offset)
         for r in range(dim_n):
             row_off[base + r] = used - first
-            if product_into(row, 0, 0, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, NO_FORBID,
-                            scratch) == 0:
-                continue
-            for w in range(nw):
-                x = row[0, w]
-                if x == 0:
-                    continue
-                row[0, w] = 0
-                while x != 0:
-                    if used == ranks.shape[0]:
-                        grown = np.empty(2 * used, dtype=np.uint16)
-                        grown[:used] = ranks
-                        ranks = grown
-                    ranks[used] = w * 64 + ctz(x)
-                    used += 1
-                    x &= x - np.uint64(1)
+            if whole:
+                ranks, used = _harvest(bits, r, nw, ranks, used)
+            elif product_into(bits, 0, 0, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, NO_FORBID,
+                              scratch):
+                ranks, used = _harvest(bits, 0, nw, ranks, used)
         row_off[base + dim_n] = used - first
         res_start[j + 1] = used
     return row_start, res_start, row_off, ranks[:used]
@@ -204,11 +373,14 @@ class ProductTables:
         self._lock = threading.Lock()
         self._full = self.budget == 0
         cap = 1 << 12
-        self._snap = Snapshot(np.full(cap, _EMPTY, dtype=np.uint64), np.zeros(cap, dtype=np.int64),
-                              np.full(cap, -1, dtype=np.int64), 0, np.zeros(64, dtype=np.int64),
+        self._snap = Snapshot(_empty_keys(cap), 0, np.zeros(64, dtype=np.int64),
                               np.zeros(64, dtype=np.int64), np.zeros(cap, dtype=np.uint32),
                               np.zeros(cap, dtype=np.uint16))
+        #: Tables with a bit matrix up to this many words are filled by one enumeration, larger ones R by R.
+        self.whole_table_words = WHOLE_TABLE_WORDS
         self._filling: set[tuple[int, int]] = set()
+        #: caps[i]: the largest r_i in the basis's algebra (index 0 unused).
+        self._caps = np.array([0] + [basis.profile.max_exponent(i) for i in range(MAX_LEN)], dtype=np.int64)
         self._nkeys = 0
         self._rows_used = 0
         self._ranks_used = 0
@@ -218,28 +390,27 @@ class ProductTables:
     @property
     def nbytes(self) -> int:
         """Bytes the tables hold: row offsets, ranks, the key hash and the table starts."""
-        return 4 * self._rows_used + 2 * self._ranks_used + 24 * len(self._snap.keys_s) + 16 * self._snap.ntables
+        return 4 * self._rows_used + 2 * self._ranks_used + 16 * len(self._snap.keys) + 16 * self._snap.ntables
 
     def snapshot(self) -> Snapshot:
         return self._snap
 
-    def ensure(self, row_deg, row_terms, term_start, term_s) -> Snapshot:
+    def ensure(self, row_deg, row_terms, term_start, term_s, term_sdeg) -> Snapshot:
         """Make the tables this batch needs and does not have (while the budget lasts); return a snapshot."""
         snap = self._snap
         if self._full or len(row_deg) == 0:
             return snap
         basis = self.basis
-        miss_s, miss_n = _missing(row_deg, row_terms, term_start, term_s, snap.keys_s, snap.keys_n, snap.vals,
-                                  snap.ntables, basis.flat_offset)
+        miss_s, miss_n = _missing(row_deg, row_terms, term_start, term_s, term_sdeg, snap.keys, snap.ntables,
+                                  basis.flat_offset)
         if len(miss_s) == 0:
             return snap
-        keys = np.unique(np.stack([miss_s, miss_n.astype(np.uint64)], axis=1), axis=0)
-        new_s, new_n = self._claim(keys[:, 0].copy(), keys[:, 1].astype(np.int64))
+        new_s, new_n = self._claim(miss_s, miss_n)
         if len(new_s) == 0:
             return self._snap
         try:
-            made = _fill(new_s, new_n, basis.flat, basis.flat_offset, basis.rank_g, basis.index_map,
-                         basis.index_map_offset)
+            made = _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
+                         basis.rank_g, basis.index_map, basis.index_map_offset)
             self._add(new_s, new_n, *made)
         finally:
             with self._lock:
@@ -251,7 +422,7 @@ class ProductTables:
         another thread is making enumerates its products meanwhile (making it twice would double its bytes)."""
         with self._lock:
             snap = self._snap
-            absent = _absent(snap.keys_s, snap.keys_n, snap.vals, snap.ntables, new_s, new_n)
+            absent = _absent(snap.keys, snap.ntables, new_s, new_n)
             mine = [j for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))
                     if absent[j] and key not in self._filling]
             new_s, new_n = new_s[mine], new_n[mine]
@@ -272,16 +443,16 @@ class ProductTables:
             tab_res = _append(snap.tab_res, first, self._ranks_used + res_start[:-1])
             all_rows = _append(snap.row_off, self._rows_used, row_off)
             all_ranks = _append(snap.ranks, self._ranks_used, ranks)
-            keys_s, keys_n, vals = snap.keys_s, snap.keys_n, snap.vals
-            if 2 * (self._nkeys + len(new_s)) > len(keys_s):
-                keys_s, keys_n, vals = _rehash(keys_s, keys_n, vals, 4 * (self._nkeys + len(new_s)))
-            _insert(keys_s, keys_n, vals, new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
+            keys = snap.keys
+            if 2 * (self._nkeys + len(new_s)) > len(keys):
+                keys = _rehash(keys, 4 * (self._nkeys + len(new_s)))
+            _insert(keys, new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
             self._nkeys += len(new_s)
             self._rows_used += len(row_off)
             self._ranks_used += len(ranks)
             self.counts["tables"] += len(new_s)
             self.counts["filled_batches"] += 1
-            self._snap = Snapshot(keys_s, keys_n, vals, first + len(new_s), tab_rows, tab_res, all_rows, all_ranks)
+            self._snap = Snapshot(keys, first + len(new_s), tab_rows, tab_res, all_rows, all_ranks)
 
 
 def _append(arr: np.ndarray, used: int, new: np.ndarray) -> np.ndarray:
@@ -296,14 +467,18 @@ def _append(arr: np.ndarray, used: int, new: np.ndarray) -> np.ndarray:
     return arr
 
 
-def _rehash(keys_s, keys_n, vals, cap_at_least: int):
-    cap = 1 << max(12, (cap_at_least - 1).bit_length())
-    new_s = np.full(cap, _EMPTY, dtype=np.uint64)
-    new_n = np.zeros(cap, dtype=np.int64)
-    new_v = np.full(cap, -1, dtype=np.int64)
-    live = keys_s != _EMPTY
-    _insert(new_s, new_n, new_v, keys_s[live], keys_n[live], vals[live])
-    return new_s, new_n, new_v
+def _empty_keys(cap: int) -> np.ndarray:
+    keys = np.zeros((cap, 2), dtype=np.uint64)
+    keys[:, 0] = _EMPTY
+    return keys
+
+
+def _rehash(keys: np.ndarray, cap_at_least: int) -> np.ndarray:
+    grown = _empty_keys(1 << max(12, (cap_at_least - 1).bit_length()))
+    live = keys[:, 0] != _EMPTY
+    _insert(grown, keys[live, 0].copy(), (keys[live, 1] & _N_MASK).astype(np.int64),
+            (keys[live, 1] >> np.uint64(16)).astype(np.int64) - 1)
+    return grown
 
 
 _REGISTRY_LOCK = threading.Lock()

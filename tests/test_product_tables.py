@@ -33,11 +33,16 @@ def random_col_map(rng: np.random.Generator, ncols: int) -> tuple[np.ndarray, in
     return col_map, len(keep)
 
 
-@pytest.mark.parametrize("kind", ["A", "A(2)", "unstable"])
+@pytest.mark.parametrize("kind", ["A", "A(2)", "unstable", "A R by R"])
 def test_tables_equal_enumeration(rng: np.random.Generator, kind: str) -> None:
     """Fresh random batches (rows of many degrees, shared term lists, a column map or none) give the same bits
-    through tables made now, tables made earlier, and no tables at all."""
+    through tables made now, tables made earlier, and no tables at all; the tables filled by one enumeration for
+    all R (over A, a profile, the unstable order) or R by R."""
+    by_r = kind.endswith("R by R")
+    kind = kind.split()[0]
     tabled, direct = fresh(kind, 1 << 30), fresh(kind, 0)
+    if by_r:
+        tabled._product_tables.whole_table_words = 0
     for trial in range(6):
         batch, ncols = random_batch(rng, tabled, rows=300, lists=20, top=40)
         col_map, width = random_col_map(rng, ncols) if trial % 2 else (None, ncols)
@@ -50,9 +55,12 @@ def test_tables_equal_enumeration(rng: np.random.Generator, kind: str) -> None:
     assert tabled._product_tables.counts["tables"] > 0 and direct._product_tables.counts["tables"] == 0
 
 
-def test_a_table_row_is_milnors_formula(rng: np.random.Generator) -> None:
-    """Every row of a table (every R of degree n times one S) against the brute-force formula."""
+@pytest.mark.parametrize("whole", [True, False])
+def test_a_table_row_is_milnors_formula(rng: np.random.Generator, whole: bool) -> None:
+    """Every row of a table (every R of degree n times one S) against the brute-force formula, the table filled
+    by one enumeration for all R or R by R."""
     basis = fresh("A", 1 << 30)
+    basis._product_tables.whole_table_words = 1 << 30 if whole else 0
     for _ in range(8):
         n, sdeg = int(rng.integers(1, 24)), int(rng.integers(1, 16))
         s = basis.element(sdeg, int(rng.integers(basis.dimension(sdeg))))
