@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from algebra.milnor_kernels import NO_FORBID, SCRATCH, product_into, unpack_into
+from algebra.milnor_kernels import NO_FORBID, SCRATCH, multiply_into, unpack_into
 from algebra.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from fp.bits import ctz
 
@@ -356,8 +357,8 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
             row_off[base + r] = used - first
             if whole:
                 ranks, used = _harvest(bits, r, nw, ranks, used)
-            elif product_into(bits, 0, 0, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, NO_FORBID,
-                              scratch):
+            elif multiply_into(bits, 0, 0, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, NO_FORBID,
+                               scratch):
                 ranks, used = _harvest(bits, 0, nw, ranks, used)
         row_off[base + dim_n] = used - first
         res_start[j + 1] = used
@@ -398,7 +399,7 @@ class ProductTables:
     def ensure(self, row_deg, row_terms, term_start, term_s, term_sdeg) -> Snapshot:
         """Make the tables this batch needs and does not have (while the budget lasts); return a snapshot."""
         snap = self._snap
-        if self._full or len(row_deg) == 0:
+        if self._full or len(row_deg) == 0 or _deferred():
             return snap
         basis = self.basis
         miss_s, miss_n = _missing(row_deg, row_terms, term_start, term_s, term_sdeg, snap.keys, snap.ntables,
@@ -482,6 +483,14 @@ def _rehash(keys: np.ndarray, cap_at_least: int) -> np.ndarray:
 
 
 _REGISTRY_LOCK = threading.Lock()
+_deferred: Callable[[], bool] = lambda: False
+
+
+def defer_while(pending: Callable[[], bool]) -> None:
+    """Make no tables while pending() is true (the batches enumerate their products meanwhile, the same bits): a
+    first run's helper process is compiling the tables' kernels (nassau.warmup), which take 5 s to compile here."""
+    global _deferred
+    _deferred = pending
 
 
 def tables_for(basis) -> ProductTables:

@@ -14,10 +14,23 @@ from numba import njit
 
 from algebra.admissible import AdmissibleMaster
 from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_kernels import NO_FORBID, SCRATCH, flip, product_into, rank_of, unpack_into
+from algebra.milnor_kernels import (
+    NO_FORBID,
+    SCRATCH,
+    flip,
+    multiply_into,
+    product_into,
+    rank_of,
+    unpack_into,
+)
 from algebra.milnor_odd import Element as OddElement
 from algebra.milnor_odd import OddMilnorBasis
-from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into, workspace
+from algebra.milnor_odd_kernels import (
+    binomial_table,
+    odd_batch_kernel,
+    odd_product_into,
+    workspace,
+)
 from algebra.ppart import degree, pack
 from algebra.product_tables import lookup, tables_for
 
@@ -50,12 +63,6 @@ class ProductBatch:
     term_coef: np.ndarray | None = None
     #: The target generator of each term, for callers that lay out their own columns (None when not needed).
     term_gen: np.ndarray | None = None
-
-
-@njit(cache=True, nogil=True)
-def _enumerate(out, row, col, r_word, s_word, deg, g, index_map, map_offset, col_map, forbid, scratch) -> int:
-    """product_into as a call of its own: inlined into the table loop it slowed that loop down twofold."""
-    return product_into(out, row, col, r_word, s_word, deg, g, index_map, map_offset, col_map, forbid, scratch)
 
 
 @njit(cache=True, nogil=True)
@@ -93,8 +100,8 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
         for r in range(i, j):
             for q in range(q0, q1):
                 if base_rows[q] < 0:
-                    made += _enumerate(out, r, term_col[q], row_r[r], term_s[q], n + term_sdeg[q], g, index_map,
-                                       map_offset, col_map, forbid, scratch)
+                    made += multiply_into(out, r, term_col[q], row_r[r], term_s[q], n + term_sdeg[q], g, index_map,
+                                          map_offset, col_map, forbid, scratch)
                     continue
                 at = base_rows[q] + rank[r]
                 col0 = term_col[q]

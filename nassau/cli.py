@@ -27,11 +27,10 @@ from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
 from charts.text import graded_dimension_string
-from fp import warmup
 from gpu import device as gpu_device
 from gpu import trace
 from gpu.errors import GpuUnavailableError
-from nassau import api, cli_products, cli_secondary, cli_tools, cli_unstable
+from nassau import api, cli_products, cli_secondary, cli_tools, cli_unstable, warmup
 from nassau.engine import ALGORITHMS, EngineError, choose_algorithm, resolve
 from nassau.ext_mn import chart_min_degree, check_compatible, ext_dims, resolution_region
 from nassau.filtration_one import filtration_one_text

@@ -43,3 +43,12 @@ def rng() -> np.random.Generator:
     seed = int(given) if given else int.from_bytes(os.urandom(8), "little")
     print(f"random seed: {seed} (replay: {SEED_VARIABLE}={seed})")
     return np.random.default_rng(seed)
+
+
+@pytest.fixture(autouse=True)
+def _tables_not_deferred(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An in-process CLI run on a cold kernel cache starts the first-run helper, which defers product tables in this
+    process until it is done (nassau.warmup); each test starts undeferred, whatever ran before it."""
+    from algebra import product_tables
+
+    monkeypatch.setattr(product_tables, "_deferred", lambda: False)

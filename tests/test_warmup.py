@@ -1,0 +1,84 @@
+"""The first-run helper: started only on a cold cache, what it compiles is what a resolution then loads, and the run
+makes product tables only once it is done."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from algebra.products import run_batch
+from fp import kernel_cache
+from nassau import warmup
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_started_once_per_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[tuple[list[str], Path]] = []
+    monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
+    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: started.append((cmd, kw["cwd"])))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert warmup.start() and started[-1] == ([sys.executable, "-m", "nassau.warmup"], ROOT)  # where nassau is imported from
+    (tmp_path / warmup.MARKER).touch()
+    assert not warmup.start() and len(started) == 1
+    (tmp_path / warmup.MARKER).unlink()
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert not warmup.start() and len(started) == 1
+
+
+def test_a_resolution_loads_what_the_helper_compiled(tmp_path: Path) -> None:
+    """Structural: after the helper ran on an empty cache, a resolution takes the column moves and the matrix
+    product from the cache (numba's cache hits), compiling none of them (a helper compiling other argument types
+    would leave misses)."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NASSAU_NUMBA_BASE=str(tmp_path))
+    subprocess.run([sys.executable, "-m", "nassau.warmup"], cwd=ROOT, env=env, check=True, timeout=300)
+    assert (tmp_path / kernel_cache.source_hash() / warmup.MARKER).exists()
+    probe = """
+import json
+from algebra.module_loader import load_module
+from nassau.engine import resolve
+from nassau.region import Region
+from algebra import product_tables
+from fp import masked, matmul
+resolve(load_module("S_2"), Region(max_s=8, min_degree=0, max_stem=20), "nassau", 1)
+print(json.dumps({k.py_func.__name__: [len(k.stats.cache_hits), len(k.stats.cache_misses)]
+                  for k in (masked._gather_sorted, masked._scatter_sorted, matmul._addmul_rows,
+                            product_tables._missing, product_tables._fill)}))
+"""
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True, timeout=300,
+                         capture_output=True, text=True)
+    stats = json.loads(out.stdout.strip().splitlines()[-1])
+    assert stats == {"_gather_sorted": [1, 0], "_scatter_sorted": [1, 0], "_addmul_rows": [1, 0], "_missing": [1, 0],
+                     "_fill": [1, 0]}, stats
+
+
+def test_no_product_tables_until_the_helper_is_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the helper compiles the tables' kernels a run enumerates its products (no table made, no table
+    kernel compiled here); once its marker is there the tables start, and the bits are the same either way."""
+    from tests.test_algebra_products import random_batch
+    from tests.test_product_tables import fresh
+
+    monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
+    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: None)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(warmup.time, "monotonic", iter(range(0, 1000, 1)).__next__)
+    assert warmup.start()
+    basis, direct = fresh("A", 1 << 30), fresh("A", 0)
+    rng = np.random.default_rng(7)
+    batch, ncols = random_batch(rng, basis, rows=100, lists=10, top=30)
+    outs = []
+    for marked in (False, True):
+        if marked:
+            (tmp_path / warmup.MARKER).touch()
+        out = np.zeros((100, (ncols + 63) // 64), dtype=np.uint64)
+        run_batch(out, batch, basis)
+        outs.append(out)
+        assert (basis._product_tables.counts["tables"] > 0) == marked
+    expected = np.zeros_like(outs[0])
+    run_batch(expected, batch, direct)
+    assert all(np.array_equal(out, expected) for out in outs)
