@@ -248,44 +248,55 @@ def z4_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term
 
 
 @njit(cache=True, nogil=True)
-def y_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, key_col, key_of, g, index_map,
-            map_offset, scratch):
-    """The Y-parts of sigma(row_r[i]) sigma(term_s) XOR-ed into packed rows: the product
+def y_products(row_r, row_deg, row_terms, term_start, term_s, term_sdeg, key_col, key_of):
+    """The Milnor products behind the Y-parts of sigma(row_r[i]) sigma(term_s), as a flat list: the product
     Sq(R - 2^k e_n - 2^k e_m) Sq(S - e_{k+1}) goes to key (m + k, n + k), at column key_col[term, key] (-1: the
-    block is empty there). key_of[a, b] numbers the keys (a < b)."""
+    block is empty there; key_of[a, b] numbers the keys, a < b). Returns per product its row i, the left factor
+    and its degree, the right factor and its degree, and its column: an algebra.products batch (one row a
+    product) computes them all, from the product tables."""
     r = np.zeros(MAX_LEN + 1, dtype=np.int64)
     s = np.zeros(MAX_LEN + 1, dtype=np.int64)
-    made = 0
-    empty = np.zeros(0, dtype=np.int64)
-    forbid = np.zeros(2 * MAX_LEN + 1, dtype=np.int64)
-    for i in range(row_r.shape[0]):
-        m_len = unpack_into(row_r[i], r, 0)
-        lst = row_terms[i]
-        for q in range(term_start[lst], term_start[lst + 1]):
-            k_len = unpack_into(term_s[q], s, 0)
-            for k in range(k_len):
-                if s[k] < 1:
-                    continue
-                s_less = np.uint64(term_s[q]) - (np.uint64(1) << np.uint64(_SHIFT[k]))
-                for n in range(1, m_len + 1):
-                    if r[n - 1] < (1 << k):
+    count = 0
+    for sweep in range(2):  # count, then fill
+        if sweep:
+            rows = np.empty(count, dtype=np.int64)
+            lefts = np.empty(count, dtype=np.uint64)
+            left_deg = np.empty(count, dtype=np.int64)
+            rights = np.empty(count, dtype=np.uint64)
+            right_deg = np.empty(count, dtype=np.int64)
+            cols = np.empty(count, dtype=np.int64)
+            count = 0
+        for i in range(row_r.shape[0]):
+            m_len = unpack_into(row_r[i], r, 0)
+            lst = row_terms[i]
+            for q in range(term_start[lst], term_start[lst + 1]):
+                k_len = unpack_into(term_s[q], s, 0)
+                for k in range(k_len):
+                    if s[k] < 1:
                         continue
-                    for m in range(0, n):
-                        if m and r[m - 1] < (1 << k):
+                    for n in range(1, m_len + 1):
+                        if r[n - 1] < (1 << k):
                             continue
-                        key = key_of[m + k, n + k]
-                        col = key_col[q, key]
-                        if col < 0:
-                            continue
-                        left = np.uint64(row_r[i]) - (np.uint64(1 << k) << np.uint64(_SHIFT[n - 1]))
-                        drop = ((1 << n) - 1) << k
-                        if m:
-                            left -= np.uint64(1 << k) << np.uint64(_SHIFT[m - 1])
-                            drop += ((1 << m) - 1) << k
-                        d = row_deg[i] - drop + term_sdeg[q] - ((2 << k) - 1)
-                        made += product_into(out, i, col, left, s_less, d, g, index_map, map_offset, empty, forbid,
-                                             scratch)
-    return made
+                        for m in range(0, n):
+                            if m and r[m - 1] < (1 << k):
+                                continue
+                            col = key_col[q, key_of[m + k, n + k]]
+                            if col < 0:
+                                continue
+                            if sweep:
+                                left = np.uint64(row_r[i]) - (np.uint64(1 << k) << np.uint64(_SHIFT[n - 1]))
+                                drop = ((1 << n) - 1) << k
+                                if m:
+                                    left -= np.uint64(1 << k) << np.uint64(_SHIFT[m - 1])
+                                    drop += ((1 << m) - 1) << k
+                                rows[count] = i
+                                lefts[count] = left
+                                left_deg[count] = row_deg[i] - drop
+                                rights[count] = np.uint64(term_s[q]) - (np.uint64(1) << np.uint64(_SHIFT[k]))
+                                right_deg[count] = term_sdeg[q] - ((2 << k) - 1)
+                                cols[count] = col
+                            count += 1
+    return rows, lefts, left_deg, rights, right_deg, cols
 
 
 @njit(cache=True, nogil=True)

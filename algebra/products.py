@@ -38,6 +38,7 @@ from algebra.product_tables import lookup, tables_for
 #: per-row Python shows here), how many (row, term) pairs were read from product tables, and how many batches the
 #: GPU backend took.
 COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "device_batches": 0}
+_NO_ROWS = np.zeros(0, dtype=np.int64)
 #: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
 HOST_MASTER = AdmissibleMaster()
 
@@ -63,16 +64,18 @@ class ProductBatch:
     term_coef: np.ndarray | None = None
     #: The target generator of each term, for callers that lay out their own columns (None when not needed).
     term_gen: np.ndarray | None = None
+    #: The output row each row's products go to (None: row i to out[i]); several rows may share one.
+    row_out: np.ndarray | None = None
 
 
 @njit(cache=True, nogil=True)
-def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, g, index_map, map_offset,
-                  col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
+def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, row_out, g, index_map,
+                  map_offset, col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
     """Every product of the batch XOR-ed into out: read from its table where the snapshot has one
     (algebra.product_tables), else enumerated (product_into, pruned by forbid). An empty snapshot enumerates all.
 
-    Rows are taken in runs of equal (term list, degree of R), so each term's table is looked up once a run.
-    Returns (terms enumerated, pairs read from tables)."""
+    Rows are taken in runs of equal (term list, degree of R), so each term's table is looked up once a run. Row r
+    lands in out[row_out[r]] (out[r] when row_out is empty). Returns (terms enumerated, pairs read from tables)."""
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     nrows = row_r.shape[0]
     rank = np.empty(nrows, dtype=np.int64)
@@ -98,15 +101,16 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
         # Row by row: the row's words stay in cache while every term lands in it, and each table is read in
         # rank order, one stream per term.
         for r in range(i, j):
+            dest = row_out[r] if row_out.shape[0] else r
             for q in range(q0, q1):
                 if base_rows[q] < 0:
-                    made += multiply_into(out, r, term_col[q], row_r[r], term_s[q], n + term_sdeg[q], g, index_map,
+                    made += multiply_into(out, dest, term_col[q], row_r[r], term_s[q], n + term_sdeg[q], g, index_map,
                                           map_offset, col_map, forbid, scratch)
                     continue
                 at = base_rows[q] + rank[r]
                 col0 = term_col[q]
                 for k in range(base_res[q] + row_off[at], base_res[q] + row_off[at + 1]):
-                    flip(out, r, col0 + np.int64(ranks[k]), col_map)
+                    flip(out, dest, col0 + np.int64(ranks[k]), col_map)
                 hits += 1
         i = j
     return made, hits
@@ -129,13 +133,15 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
     def on_cpu(target: np.ndarray) -> None:
         snap = tables_for(basis).ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg)
         made, hits = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
-                                   batch.term_s, batch.term_sdeg, batch.term_col, basis.rank_g, basis.index_map,
-                                   basis.index_map_offset, cmap, NO_FORBID if forbid is None else forbid, *snap)
+                                   batch.term_s, batch.term_sdeg, batch.term_col,
+                                   _NO_ROWS if batch.row_out is None else batch.row_out, basis.rank_g,
+                                   basis.index_map, basis.index_map_offset, cmap,
+                                   NO_FORBID if forbid is None else forbid, *snap)
         COUNTERS["batch_calls"] += 1
         COUNTERS["products"] += int(made)
         COUNTERS["table_pairs"] += int(hits)
 
-    if not _on_device(out, batch, basis, col_map, on_cpu):
+    if batch.row_out is not None or not _on_device(out, batch, basis, col_map, on_cpu):
         on_cpu(out)
 
 

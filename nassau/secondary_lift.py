@@ -33,7 +33,7 @@ from algebra.pair_algebra import (
     PairAlgebra,
     a_y_batch,
     binomials_mod4,
-    y_batch,
+    y_products,
     z4_batch,
 )
 from algebra.ppart import FIELD_MASK, MAX_LEN
@@ -177,9 +177,12 @@ class _YLayout:
         ys = np.zeros((nrows, words(self.width)), dtype=np.uint64)
         if self.keys:
             key_col = np.column_stack([off[batch.term_gen] for off in self.offsets])
-            y_batch(ys, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
-                    key_col, self.key_of, basis.rank_g, basis.index_map, basis.index_map_offset,
-                    np.zeros(SCRATCH, np.int64))
+            rows, lefts, left_deg, rights, right_deg, cols = y_products(
+                batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
+                key_col, self.key_of)
+            one_each = np.arange(len(rows) + 1, dtype=np.int64)
+            run_batch(ys, ProductBatch(row_r=lefts, row_deg=left_deg, row_terms=one_each[:-1], term_start=one_each,
+                                       term_s=rights, term_sdeg=right_deg, term_col=cols, row_out=rows), basis)
         return gf2_matmul(from_bool(incidence), ys, nrows, self.width)
 
     def parts(self, row: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
