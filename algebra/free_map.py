@@ -15,7 +15,8 @@ import threading
 import numpy as np
 
 from algebra.free_module import FreeModule
-from algebra.products import ProductBatch, run_batch
+from algebra.product_tables import tables_for
+from algebra.products import ProductBatch, TermTables, run_batch
 from fp import field
 
 
@@ -89,14 +90,28 @@ class FreeMap:
                             term_s=term_s, term_sdeg=term_sdeg, term_col=tgt_off[term_gen], term_coef=coef,
                             term_gen=term_gen)
 
+    def term_tables(self, t: int, ngens: int) -> TermTables | None:
+        """The product tables of the first ngens source generators' terms for rows in degree t, found once for the
+        many batches a step builds in that degree (None at odd p, which has no tables)."""
+        if self.field.p != 2:
+            return None
+        with self._lock:
+            term_start, term_s, term_sdeg = self.term_start, self.term_s, self.term_sdeg
+        end = int(term_start[min(ngens, len(term_start) - 1)])
+        owner = np.repeat(np.arange(len(term_start) - 1), np.diff(term_start))[:end]
+        n = t - self.source.gen_degrees[owner]
+        snap, tids = tables_for(self.source.algebra).for_terms(term_s[:end], n, term_sdeg[:end])
+        return TermTables(t, snap, tids)
+
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
                col_map: np.ndarray | None = None, ncols: int | None = None,
-               forbid: np.ndarray | None = None) -> np.ndarray:
+               forbid: np.ndarray | None = None, tables: TermTables | None = None) -> np.ndarray:
         """Matrix of this map in degree t (over its field): one row per given source basis index (default: all).
 
         target_ngens restricts the columns to the blocks of the first target generators; col_map (with
         ncols) restricts them further to a column mask, and forbid prunes products outside it early. Over an
-        unstable free module the target's own map drops the terms of too large excess.
+        unstable free module the target's own map drops the terms of too large excess. `tables` (term_tables of
+        degree t) saves looking up the product tables again.
         """
         if rows is None:
             rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
@@ -104,11 +119,14 @@ class FreeMap:
         if col_map is None:
             col_map = self.target.excess_columns(t - self.shift, target_ngens)
         out = self.field.zeros(len(rows), width)
+        if tables is not None and tables.degree != t:
+            raise ValueError(f"product tables for degree {tables.degree} used in degree {t}")
         if len(rows):
-            run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid)
+            run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid, tables)
         return out
 
-    def apply(self, t: int, vectors: np.ndarray, target_ngens: int | None = None) -> np.ndarray:
+    def apply(self, t: int, vectors: np.ndarray, target_ngens: int | None = None,
+              tables: TermTables | None = None) -> np.ndarray:
         """The map applied to vectors over the source in degree t (over as many source generators as the
         rows' width covers): one matrix build on the rows the vectors use, then one product over the field."""
         f = self.field
@@ -116,4 +134,5 @@ class FreeMap:
         width = self.target.dimension(t - self.shift, target_ngens)
         if len(support) == 0:
             return f.zeros(vectors.shape[0], width)
-        return f.matmul(f.gather(vectors, support), self.matrix(t, support, target_ngens), len(support), width)
+        return f.matmul(f.gather(vectors, support), self.matrix(t, support, target_ngens, tables=tables),
+                        len(support), width)

@@ -113,9 +113,8 @@ def word_degree(word: np.uint64) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _missing(row_deg, row_terms, term_start, term_s, term_sdeg, keys, ntables, flat_offset):
-    """The (S, deg R) keys of a batch with no table yet, each once. Products landing in a degree too large for
-    16-bit ranks, or beyond the basis's tables, are left to the enumeration."""
+def _block_keys(row_deg, row_terms, term_start, term_s, term_sdeg):
+    """The (S, deg R, deg S) of every term of every run of rows with equal (term list, deg R) in a batch."""
     nrows = row_deg.shape[0]
     bound = 0
     i = 0
@@ -127,11 +126,7 @@ def _missing(row_deg, row_terms, term_start, term_s, term_sdeg, keys, ntables, f
         bound += term_start[lst + 1] - term_start[lst]
     out_s = np.empty(bound, dtype=np.uint64)
     out_n = np.empty(bound, dtype=np.int64)
-    cap = 16
-    while cap < 2 * bound:
-        cap *= 2
-    seen = np.zeros((cap, 2), dtype=np.uint64)  # the keys found so far, hashed like the tables' own
-    seen[:, 0] = _EMPTY
+    out_d = np.empty(bound, dtype=np.int64)
     found = 0
     i = 0
     while i < nrows:
@@ -140,18 +135,48 @@ def _missing(row_deg, row_terms, term_start, term_s, term_sdeg, keys, ntables, f
         while i < nrows and row_terms[i] == lst and row_deg[i] == n:
             i += 1
         for q in range(term_start[lst], term_start[lst + 1]):
-            d = n + term_sdeg[q]
-            if d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > MAX_RANKED:
-                continue
-            if lookup(keys, term_s[q], n, ntables) < 0:
-                at = _slot(seen, term_s[q], n)
-                if seen[at, 0] == _EMPTY:
-                    seen[at, 1] = np.uint64(n)
-                    seen[at, 0] = term_s[q]
-                    out_s[found] = term_s[q]
-                    out_n[found] = n
-                    found += 1
+            out_s[found] = term_s[q]
+            out_n[found] = n
+            out_d[found] = term_sdeg[q]
+            found += 1
+    return out_s, out_n, out_d
+
+
+@njit(cache=True, nogil=True)
+def _missing(s_words, n_degs, s_degs, keys, ntables, flat_offset):
+    """The keys (S, deg R) among these with no table yet, each once. Products landing in a degree too large for
+    16-bit ranks, or beyond the basis's tables (a negative deg R: no rows), are left to the enumeration."""
+    count = s_words.shape[0]
+    out_s = np.empty(count, dtype=np.uint64)
+    out_n = np.empty(count, dtype=np.int64)
+    cap = 16
+    while cap < 2 * count:
+        cap *= 2
+    seen = np.zeros((cap, 2), dtype=np.uint64)  # the keys found so far, hashed like the tables' own
+    seen[:, 0] = _EMPTY
+    found = 0
+    for q in range(count):
+        n = n_degs[q]
+        d = n + s_degs[q]
+        if n < 0 or d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > MAX_RANKED:
+            continue
+        if lookup(keys, s_words[q], n, ntables) < 0:
+            at = _slot(seen, s_words[q], n)
+            if seen[at, 0] == _EMPTY:
+                seen[at, 1] = np.uint64(n)
+                seen[at, 0] = s_words[q]
+                out_s[found] = s_words[q]
+                out_n[found] = n
+                found += 1
     return out_s[:found], out_n[:found]
+
+
+@njit(cache=True, nogil=True)
+def _tables_of(keys, ntables, s_words, n_degs):
+    out = np.empty(s_words.shape[0], dtype=np.int64)
+    for q in range(s_words.shape[0]):
+        out[q] = lookup(keys, s_words[q], n_degs[q], ntables) if n_degs[q] >= 0 else -1
+    return out
 
 
 @njit(cache=True, nogil=True)
@@ -398,12 +423,17 @@ class ProductTables:
 
     def ensure(self, row_deg, row_terms, term_start, term_s, term_sdeg) -> Snapshot:
         """Make the tables this batch needs and does not have (while the budget lasts); return a snapshot."""
-        snap = self._snap
         if self._full or len(row_deg) == 0 or _deferred():
+            return self._snap
+        return self.ensure_keys(*_block_keys(row_deg, row_terms, term_start, term_s, term_sdeg))
+
+    def ensure_keys(self, s_words, n_degs, s_degs) -> Snapshot:
+        """Make the tables of these keys (S, deg R; deg S beside) that are missing, while the budget lasts."""
+        snap = self._snap
+        if self._full or len(s_words) == 0 or _deferred():
             return snap
         basis = self.basis
-        miss_s, miss_n = _missing(row_deg, row_terms, term_start, term_s, term_sdeg, snap.keys, snap.ntables,
-                                  basis.flat_offset)
+        miss_s, miss_n = _missing(s_words, n_degs, s_degs, snap.keys, snap.ntables, basis.flat_offset)
         if len(miss_s) == 0:
             return snap
         new_s, new_n = self._claim(miss_s, miss_n)
@@ -417,6 +447,12 @@ class ProductTables:
             with self._lock:
                 self._filling.difference_update(zip(new_s.tolist(), new_n.tolist()))
         return self._snap
+
+    def for_terms(self, s_words, n_degs, s_degs) -> tuple[Snapshot, np.ndarray]:
+        """Tables for a fixed list of terms (each with its deg R; negative: unused): a snapshot, and each term's
+        table in it (-1: enumerate). A caller building many batches over one degree looks them up once."""
+        snap = self.ensure_keys(s_words, n_degs, s_degs)
+        return snap, _tables_of(snap.keys, snap.ntables, s_words, n_degs)
 
     def _claim(self, new_s, new_n):
         """The keys this thread is to make: those nobody has made or is making now. A batch meeting a key that

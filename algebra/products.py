@@ -32,7 +32,7 @@ from algebra.milnor_odd_kernels import (
     workspace,
 )
 from algebra.ppart import degree, pack
-from algebra.product_tables import lookup, tables_for
+from algebra.product_tables import Snapshot, lookup, tables_for
 
 #: Test hook: how many compiled batch calls and products (terms enumerated, see product_into) have run (a revert to
 #: per-row Python shows here), how many (row, term) pairs were read from product tables, and how many batches the
@@ -68,14 +68,25 @@ class ProductBatch:
     row_out: np.ndarray | None = None
 
 
+@dataclass(frozen=True)
+class TermTables:
+    """The product tables of a term list's rows in one degree: a snapshot of the tables and each term's table in
+    it (-1: enumerated). Made by FreeMap.term_tables, valid for that degree only."""
+
+    degree: int
+    snapshot: Snapshot
+    tids: np.ndarray
+
+
 @njit(cache=True, nogil=True)
-def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, row_out, g, index_map,
-                  map_offset, col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
+def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, row_out, term_tid, g,
+                  index_map, map_offset, col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
     """Every product of the batch XOR-ed into out: read from its table where the snapshot has one
     (algebra.product_tables), else enumerated (product_into, pruned by forbid). An empty snapshot enumerates all.
 
-    Rows are taken in runs of equal (term list, degree of R), so each term's table is looked up once a run. Row r
-    lands in out[row_out[r]] (out[r] when row_out is empty). Returns (terms enumerated, pairs read from tables)."""
+    Rows are taken in runs of equal (term list, degree of R), so each term's table is looked up once a run, or
+    read from term_tid (tables for these terms found once for many batches; empty: look up). Row r lands in
+    out[row_out[r]] (out[r] when row_out is empty). Returns (terms enumerated, pairs read from tables)."""
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     nrows = row_r.shape[0]
     rank = np.empty(nrows, dtype=np.int64)
@@ -95,7 +106,7 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
             j += 1
         q0, q1 = term_start[lst], term_start[lst + 1]
         for q in range(q0, q1):
-            tid = lookup(keys, term_s[q], n, ntables)
+            tid = term_tid[q] if q < term_tid.shape[0] else lookup(keys, term_s[q], n, ntables)
             base_rows[q] = tab_rows[tid] if tid >= 0 else -1
             base_res[q] = tab_res[tid] if tid >= 0 else -1
         # Row by row: the row's words stay in cache while every term lands in it, and each table is read in
@@ -117,11 +128,12 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
 
 
 def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None,
-              forbid: np.ndarray | None = None) -> None:
+              forbid: np.ndarray | None = None, tables: TermTables | None = None) -> None:
     """XOR every product of the batch into `out` (rows x words), optionally through a column map.
 
     col_map (int64, one entry per full column, -1 to drop) restricts the output to a column mask; forbid
-    (milnor_kernels.signature_forbid) skips products of other signatures while enumerating.
+    (milnor_kernels.signature_forbid) skips products of other signatures while enumerating. `tables`, from
+    FreeMap.term_tables for the batch's degree, gives each term's product table (no lookups in this batch).
     """
     if len(batch.row_r) == 0:
         return
@@ -131,10 +143,14 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
         return
 
     def on_cpu(target: np.ndarray) -> None:
-        snap = tables_for(basis).ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg)
+        if tables is None:
+            snap, tids = tables_for(basis).ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                                                  batch.term_sdeg), _NO_ROWS
+        else:
+            snap, tids = tables.snapshot, tables.tids
         made, hits = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
                                    batch.term_s, batch.term_sdeg, batch.term_col,
-                                   _NO_ROWS if batch.row_out is None else batch.row_out, basis.rank_g,
+                                   _NO_ROWS if batch.row_out is None else batch.row_out, tids, basis.rank_g,
                                    basis.index_map, basis.index_map_offset, cmap,
                                    NO_FORBID if forbid is None else forbid, *snap)
         COUNTERS["batch_calls"] += 1

@@ -29,8 +29,7 @@ class SecondaryHomomorphism(SecondaryLift):
     def __init__(self, c: ChainMap, source: SecondaryHomotopy, target: SecondaryHomotopy, region: Region) -> None:
         if source.source is not c.source or target.source is not c.target:
             raise ValueError("the secondary resolutions must be those of the map's source and target")
-        super().__init__(c.source, c.target, (c.s_shift + 1, c.t_shift), region, f"the secondary lift of {c.name}",
-                         ay=target.ay)
+        super().__init__(c.source, c.target, (c.s_shift + 1, c.t_shift), region, f"the secondary lift of {c.name}")
         self.c, self.source_lift, self.target_lift = c, source, target
 
     def composite_terms(self, s: int) -> list[Term]:

@@ -211,34 +211,17 @@ def compact(batch: ProductBatch) -> ProductBatch:
     return out
 
 
-class AYTable:
-    """A(Sq R, Y_{k,l}) as Milnor basis words, memoised per (R, k, l) and filled in compiled batches; shared by the
-    lifts over one algebra (the twin is PairAlgebra.a_y)."""
-
-    def __init__(self, basis: MilnorBasis) -> None:
-        self.basis = basis
-        self._words: dict[tuple[int, int, int], tuple[np.ndarray, int]] = {}
-
-    def fill(self, need: dict[tuple[int, int, int], int]) -> None:
-        """Compute every A(Sq R, Y_{k,l}) of `need` ((packed R, k, l) -> |R|) the memo lacks, in one call."""
-        keys = [key for key in need if key not in self._words]
-        if not keys:
-            return
-        basis = self.basis
-        top = max(need[key] + (1 << key[1]) + (1 << key[2]) - 2 for key in keys)
-        basis.extend(top)
-        out = np.zeros((len(keys), words(max(basis.dimension(e) for e in range(top + 1)))), dtype=np.uint64)
-        a_y_batch(out, np.array([w for w, _, _ in keys], dtype=np.uint64), np.array([need[key] for key in keys]),
-                  np.array([k for _, k, _ in keys]), np.array([l for _, _, l in keys]), basis.rank_g, basis.index_map,
-                  basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
-        for n, key in enumerate(keys):
-            deg = need[key] + (1 << key[1]) + (1 << key[2]) - 2
-            bits = to_bool(out[n:n + 1], basis.dimension(deg))[0]
-            self._words[key] = (basis.words(deg)[bits], deg)
-
-    def __getitem__(self, key: tuple[int, int, int]) -> tuple[np.ndarray, int]:
-        """The Milnor basis words of A(Sq R, Y_{k,l}) and their degree (after `fill`)."""
-        return self._words[key]
+def a_y_words(basis: MilnorBasis, r_words: np.ndarray, r_deg: int, k: int, l: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """A(Sq R, Y_{k,l}) for many R of one degree (the twin is PairAlgebra.a_y), in one compiled call: the Milnor
+    basis words of all of them concatenated, which R each came from, and their degree."""
+    deg = r_deg + (1 << k) + (1 << l) - 2
+    basis.extend(deg)
+    out = np.zeros((len(r_words), words(basis.dimension(deg))), dtype=np.uint64)
+    a_y_batch(out, r_words.astype(np.uint64), np.full(len(r_words), r_deg, dtype=np.int64),
+              np.full(len(r_words), k, dtype=np.int64), np.full(len(r_words), l, dtype=np.int64), basis.rank_g,
+              basis.index_map, basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
+    owner, col = np.nonzero(to_bool(out, basis.dimension(deg)))
+    return basis.words(deg)[col], owner, deg
 
 
 class SecondaryLift(ChainMap):
@@ -248,7 +231,7 @@ class SecondaryLift(ChainMap):
     failure = "the input does not lift"
 
     def __init__(self, source: Resolution, target: Resolution, shift: tuple[int, int], region: Region,
-                 name: str = "", ay: AYTable | None = None) -> None:
+                 name: str = "") -> None:
         s_h, t_h = shift
 
         def zero(t: int) -> np.ndarray:
@@ -257,7 +240,6 @@ class SecondaryLift(ChainMap):
         super().__init__(source, target, (s_h, t_h + 1), zero, region, name)
         self.st = t_h
         self.pair = PairAlgebra(source.algebra)
-        self.ay = ay or AYTable(source.algebra)
         self.composites = Composites(self)
         self._checks: dict[tuple[int, int], np.ndarray] = {}
 
@@ -300,24 +282,28 @@ class SecondaryLift(ChainMap):
 
     def _a_terms(self, s: int, degree: int, r_words: np.ndarray, r_gens: np.ndarray, incidence: np.ndarray,
                  out_off: np.ndarray) -> np.ndarray:
-        """Rows of `incidence` (packed over the terms Sq(R) y given by r_words, r_gens) -> their A-terms."""
+        """Rows of `incidence` (packed over the terms Sq(R) y given by r_words, r_gens) -> their A-terms.
+
+        The terms are taken a generator y at a time: its composite's parts are term lists met once, and the
+        A(Sq R, Y_{k,l}) of all its R are one compiled call per key, so nothing runs in Python per term."""
         fs, low = self.source.free(s), self.target.free(s - self.s_shift)
-        deg_r = degree - fs.gen_degrees[r_gens]
-        need = {}
-        for word, y, d in zip(r_words, r_gens, deg_r, strict=True):
-            for k, l in self.composites(s, int(y)).ys:
-                need[(int(word), k, l)] = int(d)
-        self.ay.fill(need)
+        basis = self.source.algebra
         plan = _Plan(out_off)
-        for p, (word, y, d) in enumerate(zip(r_words, r_gens, deg_r, strict=True)):
+        order = np.argsort(r_gens, kind="stable")
+        gens, starts = np.unique(r_gens[order], return_index=True)
+        for y, pairs in zip(gens, np.split(order, starts[1:]), strict=True):
             comp = self.composites(s, int(y))
-            if int(word) & R1_MASK and comp.twos.any():  # r_1 >= 1: Sq(R - e_1) is one less in the lowest field
-                plan.rows(p, np.array([np.uint64(word) - np.uint64(1)]), int(d) - 1, comp.part(None, low))
+            ws = r_words[pairs].astype(np.uint64)
+            d = degree - int(fs.gen_degrees[y])
+            if comp.twos.any():  # Sq(R - e_1) for r_1 >= 1: one less in the lowest field
+                odd = (ws & np.uint64(R1_MASK)) != 0
+                if odd.any():
+                    plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, comp.part(None, low))
             for k, l in comp.ys:
-                lefts, ay_deg = self.ay[(int(word), k, l)]
+                lefts, owner, ay_deg = a_y_words(basis, ws, d, k, l)
                 if len(lefts):
-                    plan.rows(p, lefts, ay_deg, comp.part((k, l), low))
-        return plan.run(self.source.algebra, incidence, len(r_words))
+                    plan.rows(pairs[owner], lefts, ay_deg, comp.part((k, l), low))
+        return plan.run(basis, incidence, len(r_words))
 
     def intermediate(self, s: int, t: int, ngens: int) -> np.ndarray:
         """Everything but h_{s-1}(d x) in d h_s(x), for the generators x of F_s in degree t: the A-terms of C_{s-1}
@@ -376,10 +362,10 @@ class _Plan:
         self.term_sdeg: list[np.ndarray] = []
         self.term_col: list[np.ndarray] = []
         self.starts = [0]
-        self.row_pair: list[int] = []
+        self.row_pair: list[np.ndarray] = []
         self.row_r: list[np.ndarray] = []
-        self.row_deg: list[int] = []
-        self.row_list: list[int] = []
+        self.row_deg: list[np.ndarray] = []
+        self.row_list: list[np.ndarray] = []
 
     def _list(self, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
         found = self.lists.get(id(terms))
@@ -395,13 +381,14 @@ class _Plan:
         self.lists[id(terms)] = len(self.starts) - 2
         return self.lists[id(terms)]
 
-    def rows(self, pair: int, lefts: np.ndarray, deg: int, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
-        n = len(lefts)
+    def rows(self, pairs: np.ndarray, lefts: np.ndarray, deg: int,
+             terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Rows lefts[i] x the terms, the products of row i belonging to pairs[i]."""
         lst = self._list(terms)
-        self.row_pair.extend([pair] * n)
+        self.row_pair.append(pairs)
         self.row_r.append(lefts)
-        self.row_deg.extend([deg] * n)
-        self.row_list.extend([lst] * n)
+        self.row_deg.append(np.full(len(lefts), deg, dtype=np.int64))
+        self.row_list.append(np.full(len(lefts), lst, dtype=np.int64))
 
     def run(self, basis, incidence: np.ndarray, npairs: int) -> np.ndarray:
         """For each row of the packed incidence (rows x pairs): the sum of its pairs' products, packed."""
@@ -409,8 +396,8 @@ class _Plan:
         if not self.row_r:
             return np.zeros((incidence.shape[0], words(width)), dtype=np.uint64)
         batch = ProductBatch(row_r=np.concatenate(self.row_r).astype(np.uint64),
-                             row_deg=np.array(self.row_deg, dtype=np.int64),
-                             row_terms=np.array(self.row_list, dtype=np.int64),
+                             row_deg=np.concatenate(self.row_deg),
+                             row_terms=np.concatenate(self.row_list),
                              term_start=np.array(self.starts, dtype=np.int64),
                              term_s=np.concatenate(self.term_s).astype(np.uint64),
                              term_sdeg=np.concatenate(self.term_sdeg).astype(np.int64),
@@ -418,5 +405,5 @@ class _Plan:
         products = np.zeros((len(batch.row_r), words(width)), dtype=np.uint64)
         run_batch(products, batch, basis)
         per_pair = np.zeros((npairs, words(width)), dtype=np.uint64)
-        np.bitwise_xor.at(per_pair, np.array(self.row_pair, dtype=np.int64), products)
+        np.bitwise_xor.at(per_pair, np.concatenate(self.row_pair).astype(np.int64), products)
         return gf2_matmul(incidence, per_pair, npairs, width)

@@ -116,8 +116,7 @@ class SecondaryChainHomotopy(SecondaryLift):
 
     def __init__(self, k: ChainMap, a: SecondaryHomomorphism, b: SecondaryHomomorphism, a_lam: ChainMap | None,
                  b_lam: ChainMap | None, region: Region) -> None:
-        super().__init__(k.source, k.target, (k.s_shift + 1, k.t_shift), region, f"the secondary lift of {k.name}",
-                         ay=b.ay)
+        super().__init__(k.source, k.target, (k.s_shift + 1, k.t_shift), region, f"the secondary lift of {k.name}")
         self.k, self.a, self.b, self.a_lam, self.b_lam = k, a, b, a_lam, b_lam
         self.module_lift, self.unit_lift = a.source_lift, a.target_lift
 

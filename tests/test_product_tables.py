@@ -151,3 +151,30 @@ def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "lots")
     with pytest.raises(ValueError, match="NASSAU_PRODUCT_TABLES_MB"):
         budget_bytes()
+
+
+def test_a_steps_term_tables_give_the_same_matrices(rng: np.random.Generator) -> None:
+    """FreeMap.term_tables (each term's table found once for a degree) against building without them and without
+    any tables, on fresh random row subsets of a resolution's differentials; a wrong degree is refused."""
+    from tests.helpers import run_engine
+
+    res, _ = run_engine("S_2", max_t=36, max_s=6, algorithm="nassau")
+    direct = fresh("A", 0)
+    for _ in range(12):
+        s, t = int(rng.integers(1, 7)), int(rng.integers(10, 37))
+        d, fs = res.differential(s), res.free(s)
+        ngens = fs.gens_below(t)
+        dim = fs.dimension(t, ngens)
+        if dim == 0:
+            continue
+        rows = np.sort(rng.choice(dim, size=min(dim, int(rng.integers(1, 40))), replace=False)).astype(np.int64)
+        target_ngens = res.free(s - 1).gens_below(t)
+        tables = d.term_tables(t, ngens)
+        fast = d.matrix(t, rows, target_ngens, tables=tables)
+        assert np.array_equal(fast, d.matrix(t, rows, target_ngens))
+        batch = d.batch(t, rows)
+        slow = np.zeros_like(fast)
+        run_batch(slow, batch, direct, d.target.excess_columns(t, target_ngens))
+        assert np.array_equal(fast, slow)
+        with pytest.raises(ValueError, match="degree"):
+            d.matrix(t + 1, rows, target_ngens, tables=tables)
