@@ -16,7 +16,7 @@ import numpy as np
 
 from algebra.free_module import FreeModule
 from algebra.product_tables import tables_for
-from algebra.products import ProductBatch, TermTables, run_batch
+from algebra.products import SDEG, ProductBatch, TermTables, run_batch
 from fp import field
 
 
@@ -26,12 +26,13 @@ class FreeMap:
         self.target = target
         self.shift = shift
         self._lock = threading.Lock()
-        # Flat term lists: generator k's terms are term_start[k]:term_start[k+1].
+        # Flat term lists: generator k's terms are term_start[k]:term_start[k+1], in narrow integers (a resolution
+        # through stem 120 holds 3 million terms: 15 bytes each, not 32).
         self.term_start = np.zeros(1, dtype=np.int64)
         self.term_s = np.zeros(0, dtype=np.uint64)
-        self.term_sdeg = np.zeros(0, dtype=np.int64)
-        self.term_gen = np.zeros(0, dtype=np.int64)
-        self.term_coef = np.zeros(0, dtype=np.int64)
+        self.term_sdeg = np.zeros(0, dtype=SDEG)
+        self.term_gen = np.zeros(0, dtype=np.int32)
+        self.term_coef = np.zeros(0, dtype=np.uint8)
         self.field = field(source.algebra.prime)
         self._outputs: list[np.ndarray] = []
         self._output_ngens: list[int] = []
@@ -56,9 +57,9 @@ class FreeMap:
         for row in entries:
             hit = row != 0
             new_s.append(ws[hit])
-            new_deg.append(sdeg_all[hit])
-            new_gen.append(gens[hit])
-            new_coef.append(row[hit].astype(np.int64))
+            new_deg.append(sdeg_all[hit].astype(SDEG))
+            new_gen.append(gens[hit].astype(np.int32))
+            new_coef.append(row[hit].astype(np.uint8))
             counts.append(int(hit.sum()))
         with self._lock:
             if self.num_outputs + len(vectors) > self.source.num_gens:

@@ -48,19 +48,23 @@ class Snapshot(NamedTuple):
     """What a batch reads: the key hash (S word, degree of R) -> table, and the tables below `ntables`.
 
     Table k's row for the R of rank r holds ranks[tab_res[k] + row_off[tab_rows[k] + r] ...
-    tab_res[k] + row_off[tab_rows[k] + r + 1]]. Ranks are 16 bits, so only products landing in a degree of at most
-    65536 elements are tabled (A through degree 263)."""
+    tab_res[k] + row_off[tab_rows[k] + r + 1]]. Ranks and row offsets are 16 bits, so only products landing in a
+    degree of at most 65536 elements are tabled (A through degree 263), and a table of 65536 terms or more is not
+    kept (its key is marked, lookups answer NOT_KEPT and its products are enumerated)."""
 
     keys: np.ndarray      # uint64 (slots, 2), slots a power of two: S word (_EMPTY: free), deg R | (table + 1) << 16
     ntables: int
     tab_rows: np.ndarray  # int64: where table k's row offsets start in row_off
     tab_res: np.ndarray   # int64: where its ranks start in ranks
-    row_off: np.ndarray   # uint32: per table dim A_n + 1 offsets, local to the table
+    row_off: np.ndarray   # uint16: per table dim A_n + 1 offsets, local to the table
     ranks: np.ndarray     # uint16: the terms' ranks T in degree n + deg S
 
 
-#: Largest dimension of a degree whose elements a 16-bit rank can name.
+#: Largest dimension of a degree whose elements a 16-bit rank can name; a table holds fewer terms than this.
 MAX_RANKED = 1 << 16
+#: lookup's answer for a key whose table has too many terms to keep: enumerate, and do not make it again.
+NOT_KEPT = -2
+_TOO_LARGE = (1 << 48) - 2  # the table id stored for such a key
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -79,11 +83,13 @@ def _slot(keys, s, n) -> int:
 
 @njit(cache=True, nogil=True, inline="always")
 def lookup(keys, s, n, ntables) -> int:
-    """The table of (s, n) if this snapshot holds it, else -1."""
+    """The table of (s, n) if this snapshot holds it, NOT_KEPT if its table is too large to keep, else -1."""
     at = _slot(keys, s, n)
     if keys[at, 0] != s:
         return -1
     tid = np.int64(keys[at, 1] >> np.uint64(16)) - 1
+    if tid == _TOO_LARGE:
+        return NOT_KEPT
     return tid if tid < ntables else -1
 
 
@@ -100,7 +106,7 @@ def _insert(keys, new_s, new_n, new_tid) -> None:
 def _absent(keys, ntables, s, n):
     out = np.empty(s.shape[0], dtype=np.bool_)
     for j in range(s.shape[0]):
-        out[j] = lookup(keys, s[j], n[j], ntables) < 0
+        out[j] = lookup(keys, s[j], n[j], ntables) == -1
     return out
 
 
@@ -126,7 +132,7 @@ def _block_keys(row_deg, row_terms, term_start, term_s, term_sdeg):
         bound += term_start[lst + 1] - term_start[lst]
     out_s = np.empty(bound, dtype=np.uint64)
     out_n = np.empty(bound, dtype=np.int64)
-    out_d = np.empty(bound, dtype=np.int64)
+    out_d = np.empty(bound, dtype=term_sdeg.dtype)
     found = 0
     i = 0
     while i < nrows:
@@ -160,7 +166,7 @@ def _missing(s_words, n_degs, s_degs, keys, ntables, flat_offset):
         d = n + s_degs[q]
         if n < 0 or d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > MAX_RANKED:
             continue
-        if lookup(keys, s_words[q], n, ntables) < 0:
+        if lookup(keys, s_words[q], n, ntables) == -1:
             at = _slot(seen, s_words[q], n)
             if seen[at, 0] == _EMPTY:
                 seen[at, 1] = np.uint64(n)
@@ -360,7 +366,7 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
     for j in range(nkeys):
         n = keys_n[j]
         row_start[j + 1] = row_start[j] + flat_offset[n + 1] - flat_offset[n] + 1
-    row_off = np.empty(row_start[nkeys], dtype=np.uint32)
+    row_off = np.empty(row_start[nkeys], dtype=np.uint32)  # narrowed to 16 bits as the tables are kept
     res_start = np.zeros(nkeys + 1, dtype=np.int64)
     ranks = np.empty(max(1024, 2 * row_start[nkeys]), dtype=np.uint16)
     scratch = np.zeros(SCRATCH, dtype=np.int64)
@@ -398,12 +404,11 @@ class ProductTables:
         self.budget = budget_bytes() if budget is None else budget
         self._lock = threading.Lock()
         self._full = self.budget == 0
-        cap = 1 << 12
-        self._snap = Snapshot(_empty_keys(cap), 0, np.zeros(64, dtype=np.int64),
-                              np.zeros(64, dtype=np.int64), np.zeros(cap, dtype=np.uint32),
-                              np.zeros(cap, dtype=np.uint16))
+        self._snap = Snapshot(_empty_keys(1 << 12), 0, *_storage(self.budget))
         #: Tables with a bit matrix up to this many words are filled by one enumeration, larger ones R by R.
         self.whole_table_words = WHOLE_TABLE_WORDS
+        #: A table with this many terms or more is not kept (16-bit row offsets).
+        self.max_terms = MAX_RANKED
         self._filling: set[tuple[int, int]] = set()
         #: caps[i]: the largest r_i in the basis's algebra (index 0 unused).
         self._caps = np.array([0] + [basis.profile.max_exponent(i) for i in range(MAX_LEN)], dtype=np.int64)
@@ -416,7 +421,16 @@ class ProductTables:
     @property
     def nbytes(self) -> int:
         """Bytes the tables hold: row offsets, ranks, the key hash and the table starts."""
-        return 4 * self._rows_used + 2 * self._ranks_used + 16 * len(self._snap.keys) + 16 * self._snap.ntables
+        return 2 * self._rows_used + 2 * self._ranks_used + 16 * len(self._snap.keys) + 16 * self._snap.ntables
+
+    def _mark_too_large(self, s_words, n_degs) -> None:
+        """Remember keys whose tables are too large to keep (under the lock)."""
+        keys = self._snap.keys
+        if 2 * (self._nkeys + len(s_words)) > len(keys):
+            keys = _rehash(keys, 2 * (self._nkeys + len(s_words)))
+        _insert(keys, s_words, n_degs, np.full(len(s_words), _TOO_LARGE, dtype=np.int64))
+        self._nkeys += len(s_words)
+        self._snap = self._snap._replace(keys=keys)
 
     def snapshot(self) -> Snapshot:
         return self._snap
@@ -467,41 +481,60 @@ class ProductTables:
             return new_s, new_n
 
     def _add(self, new_s, new_n, row_start, res_start, row_off, ranks) -> None:
-        """Publish new tables: their data first, then their keys, then the snapshot naming them."""
+        """Publish new tables: their data first, then their keys, then the snapshot naming them. A table of
+        max_terms terms or more only has its key marked NOT_KEPT."""
+        sizes = np.diff(res_start)
+        large = sizes >= self.max_terms
+        if large.any():
+            keep = np.nonzero(~large)[0]
+            row_off = np.concatenate([row_off[row_start[k]:row_start[k + 1]] for k in keep] or [row_off[:0]])
+            ranks = np.concatenate([ranks[res_start[k]:res_start[k + 1]] for k in keep] or [ranks[:0]])
+            row_start = np.concatenate([[0], np.cumsum(np.diff(row_start)[keep])]).astype(np.int64)
+            res_start = np.concatenate([[0], np.cumsum(sizes[keep])]).astype(np.int64)
+            marked_s, marked_n = new_s[large], new_n[large]
+            new_s, new_n = new_s[keep], new_n[keep]
         with self._lock:
+            if large.any():
+                self._mark_too_large(marked_s, marked_n)
             if self._full:
                 return
-            if self.nbytes + 4 * len(row_off) + 2 * len(ranks) + 40 * len(new_s) > self.budget:
+            if self.nbytes + 2 * len(row_off) + 2 * len(ranks) + 40 * len(new_s) > self.budget:
                 self._full = True
                 return
             snap = self._snap
             first = snap.ntables
-            tab_rows = _append(snap.tab_rows, first, self._rows_used + row_start[:-1])
-            tab_res = _append(snap.tab_res, first, self._ranks_used + res_start[:-1])
-            all_rows = _append(snap.row_off, self._rows_used, row_off)
-            all_ranks = _append(snap.ranks, self._ranks_used, ranks)
+            if (first + len(new_s) > len(snap.tab_rows) or self._rows_used + len(row_off) > len(snap.row_off)
+                    or self._ranks_used + len(ranks) > len(snap.ranks)):
+                self._full = True  # the storage the system would give was smaller than the budget
+                return
+            # In place: a reader's snapshot never looks past the tables it names.
+            snap.tab_rows[first:first + len(new_s)] = self._rows_used + row_start[:-1]
+            snap.tab_res[first:first + len(new_s)] = self._ranks_used + res_start[:-1]
+            snap.row_off[self._rows_used:self._rows_used + len(row_off)] = row_off  # < MAX_RANKED: fits 16 bits
+            snap.ranks[self._ranks_used:self._ranks_used + len(ranks)] = ranks
             keys = snap.keys
             if 2 * (self._nkeys + len(new_s)) > len(keys):
-                keys = _rehash(keys, 4 * (self._nkeys + len(new_s)))
+                keys = _rehash(keys, 2 * (self._nkeys + len(new_s)))
             _insert(keys, new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
             self._nkeys += len(new_s)
             self._rows_used += len(row_off)
             self._ranks_used += len(ranks)
             self.counts["tables"] += len(new_s)
             self.counts["filled_batches"] += 1
-            self._snap = Snapshot(keys, first + len(new_s), tab_rows, tab_res, all_rows, all_ranks)
+            self._snap = Snapshot(keys, first + len(new_s), snap.tab_rows, snap.tab_res, snap.row_off, snap.ranks)
 
 
-def _append(arr: np.ndarray, used: int, new: np.ndarray) -> np.ndarray:
-    """arr with `new` written after its first `used` entries, in place when it has room, else in a copy twice as
-    large (readers of the old array never look past `used`)."""
-    need = used + len(new)
-    if need > len(arr):
-        grown = np.zeros(max(need, 2 * len(arr)), dtype=arr.dtype)
-        grown[:used] = arr[:used]
-        arr = grown
-    arr[used:need] = new
-    return arr
+def _storage(budget: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """tab_rows, tab_res, row_off and ranks as large as the budget could ever fill, allocated once: the system gives
+    zeroed pages only as they are written, so a run holds what its tables use, and tables are never copied to grow
+    (two generations of them at once, while threads still read the old, made stem 120 peak 300 MB higher). Each
+    table takes at least 20 bytes (two offsets, two starts, its key). A request the system refuses is halved."""
+    while True:
+        try:
+            return (np.zeros(budget // 20 + 1, dtype=np.int64), np.zeros(budget // 20 + 1, dtype=np.int64),
+                    np.zeros(budget // 2 + 1, dtype=np.uint16), np.zeros(budget // 2 + 1, dtype=np.uint16))
+        except MemoryError:
+            budget //= 2
 
 
 def _empty_keys(cap: int) -> np.ndarray:

@@ -39,6 +39,8 @@ from algebra.product_tables import Snapshot, lookup, tables_for
 #: GPU backend took.
 COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "device_batches": 0}
 _NO_ROWS = np.zeros(0, dtype=np.int64)
+#: The integer type of term degrees in batches and term lists (degrees stay below 2046).
+SDEG = np.int16
 #: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
 HOST_MASTER = AdmissibleMaster()
 
@@ -66,6 +68,12 @@ class ProductBatch:
     term_gen: np.ndarray | None = None
     #: The output row each row's products go to (None: row i to out[i]); several rows may share one.
     row_out: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        # One dtype for the kernels whoever made the batch (each dtype would be compiled apart).
+        self.term_sdeg = np.asarray(self.term_sdeg, dtype=SDEG)
+        if self.term_coef is not None:
+            self.term_coef = np.asarray(self.term_coef, dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -178,7 +186,7 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
     slots = HOST_MASTER.ensure(batch.row_r)
     start, count, cs, mk = HOST_MASTER.arrays()
     done = try_run_batch(out, batch.row_r, slots, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                         batch.term_sdeg, batch.term_col, start, count, cs, mk, basis.rank_g, basis.index_map,
+                         batch.term_sdeg.astype(np.int64), batch.term_col, start, count, cs, mk, basis.rank_g, basis.index_map,
                          basis.index_map_offset, col_map, cpu=on_cpu)
     if done:
         COUNTERS["device_batches"] += 1
@@ -188,7 +196,7 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
 def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: np.ndarray) -> None:
     """Add every product of the batch into the dense F_p rows `out` (p odd)."""
     lay = basis.layout
-    coef = np.ones(len(batch.term_s), dtype=np.int64) if batch.term_coef is None else batch.term_coef
+    coef = np.ones(len(batch.term_s), dtype=np.uint8) if batch.term_coef is None else batch.term_coef
     made = odd_batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
                             batch.term_sdeg, batch.term_col, coef, basis.prime, lay.q_bits, lay.shifts,
                             lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,

@@ -178,3 +178,27 @@ def test_a_steps_term_tables_give_the_same_matrices(rng: np.random.Generator) ->
         assert np.array_equal(fast, slow)
         with pytest.raises(ValueError, match="degree"):
             d.matrix(t + 1, rows, target_ngens, tables=tables)
+
+
+def test_a_table_too_large_to_keep_is_enumerated_and_not_made_again(rng: np.random.Generator) -> None:
+    """Tables of max_terms terms or more (65536: 16-bit row offsets) are not kept: their keys answer NOT_KEPT, their
+    products are enumerated with the same bits, and meeting them again makes nothing."""
+    from algebra.product_tables import NOT_KEPT, lookup
+
+    basis, direct = fresh("A", 1 << 30), fresh("A", 0)
+    tables = basis._product_tables
+    tables.max_terms = 40
+    batch, ncols = random_batch(rng, basis, rows=300, lists=20, top=44)
+    outs = []
+    for basis_ in (basis, basis, direct):
+        out = np.zeros((300, (ncols + 63) // 64), dtype=np.uint64)
+        run_batch(out, batch, basis_)
+        outs.append(out)
+    assert np.array_equal(outs[0], outs[2]) and np.array_equal(outs[1], outs[2])
+    snap = tables.snapshot()
+    found = [lookup(snap.keys, s, n, snap.ntables) for s, n in zip(batch.term_s[batch.term_start[batch.row_terms]],
+                                                                    batch.row_deg, strict=True)]
+    assert NOT_KEPT in found and any(tid >= 0 for tid in found)
+    made, before = tables.counts["tables"], dict(products.COUNTERS)
+    run_batch(np.zeros_like(outs[0]), batch, basis)
+    assert tables.counts["tables"] == made and products.COUNTERS["products"] > before["products"]
