@@ -118,33 +118,35 @@ def word_degree(word: np.uint64) -> int:
     return d
 
 
+@njit(cache=True, nogil=True, inline="always")
+def run_end(row_terms, row_deg, i) -> int:
+    """The end of the run of rows from i with row i's term list and degree: those rows meet the same tables."""
+    j = i
+    while j < row_terms.shape[0] and row_terms[j] == row_terms[i] and row_deg[j] == row_deg[i]:
+        j += 1
+    return j
+
+
 @njit(cache=True, nogil=True)
 def _block_keys(row_deg, row_terms, term_start, term_s, term_sdeg):
     """The (S, deg R, deg S) of every term of every run of rows with equal (term list, deg R) in a batch."""
-    nrows = row_deg.shape[0]
     bound = 0
     i = 0
-    while i < nrows:
-        lst = row_terms[i]
-        n = row_deg[i]
-        while i < nrows and row_terms[i] == lst and row_deg[i] == n:
-            i += 1
-        bound += term_start[lst + 1] - term_start[lst]
+    while i < row_deg.shape[0]:
+        bound += term_start[row_terms[i] + 1] - term_start[row_terms[i]]
+        i = run_end(row_terms, row_deg, i)
     out_s = np.empty(bound, dtype=np.uint64)
     out_n = np.empty(bound, dtype=np.int64)
     out_d = np.empty(bound, dtype=term_sdeg.dtype)
     found = 0
     i = 0
-    while i < nrows:
-        lst = row_terms[i]
-        n = row_deg[i]
-        while i < nrows and row_terms[i] == lst and row_deg[i] == n:
-            i += 1
-        for q in range(term_start[lst], term_start[lst + 1]):
+    while i < row_deg.shape[0]:
+        for q in range(term_start[row_terms[i]], term_start[row_terms[i] + 1]):
             out_s[found] = term_s[q]
-            out_n[found] = n
+            out_n[found] = row_deg[i]
             out_d[found] = term_sdeg[q]
             found += 1
+        i = run_end(row_terms, row_deg, i)
     return out_s, out_n, out_d
 
 

@@ -32,7 +32,7 @@ from algebra.milnor_odd_kernels import (
     workspace,
 )
 from algebra.ppart import degree, pack
-from algebra.product_tables import Snapshot, lookup, tables_for
+from algebra.product_tables import Snapshot, lookup, run_end, tables_for
 
 #: Test hook: how many compiled batch calls and products (terms enumerated, see product_into) have run (a revert to
 #: per-row Python shows here), how many (row, term) pairs were read from product tables, and how many batches the
@@ -109,9 +109,7 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
     while i < nrows:
         lst = row_terms[i]
         n = row_deg[i]
-        j = i
-        while j < nrows and row_terms[j] == lst and row_deg[j] == n:
-            j += 1
+        j = run_end(row_terms, row_deg, i)
         q0, q1 = term_start[lst], term_start[lst + 1]
         for q in range(q0, q1):
             tid = term_tid[q] if q < term_tid.shape[0] else lookup(keys, term_s[q], n, ntables)
