@@ -211,17 +211,19 @@ def compact(batch: ProductBatch) -> ProductBatch:
     return out
 
 
-def a_y_words(basis: MilnorBasis, r_words: np.ndarray, r_deg: int, k: int, l: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """A(Sq R, Y_{k,l}) for many R of one degree (the twin is PairAlgebra.a_y), in one compiled call: the Milnor
-    basis words of all of them concatenated, which R each came from, and their degree."""
-    deg = r_deg + (1 << k) + (1 << l) - 2
-    basis.extend(deg)
-    out = np.zeros((len(r_words), words(basis.dimension(deg))), dtype=np.uint64)
-    a_y_batch(out, r_words.astype(np.uint64), np.full(len(r_words), r_deg, dtype=np.int64),
-              np.full(len(r_words), k, dtype=np.int64), np.full(len(r_words), l, dtype=np.int64), basis.rank_g,
-              basis.index_map, basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
-    owner, col = np.nonzero(to_bool(out, basis.dimension(deg)))
-    return basis.words(deg)[col], owner, deg
+def a_y_words(basis: MilnorBasis, r_words: np.ndarray, r_degs: np.ndarray, ks: np.ndarray,
+              ls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A(Sq R_i, Y_{k_i,l_i}) for many i (the twin is PairAlgebra.a_y), in one compiled call: the Milnor basis
+    words of all of them concatenated, which i each came from (nondecreasing), and each i's degree."""
+    degs = r_degs + (1 << ks) + (1 << ls) - 2
+    top = int(degs.max())
+    basis.extend(top)
+    dims = basis.dimensions_array(degs)
+    out = np.zeros((len(r_words), words(int(dims.max()))), dtype=np.uint64)
+    a_y_batch(out, r_words.astype(np.uint64), r_degs.astype(np.int64), ks.astype(np.int64), ls.astype(np.int64),
+              basis.rank_g, basis.index_map, basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
+    owner, col = np.nonzero(to_bool(out, int(dims.max())))
+    return basis.flat_words(degs[owner], col), owner, degs
 
 
 class SecondaryLift(ChainMap):
@@ -284,13 +286,14 @@ class SecondaryLift(ChainMap):
                  out_off: np.ndarray) -> np.ndarray:
         """Rows of `incidence` (packed over the terms Sq(R) y given by r_words, r_gens) -> their A-terms.
 
-        The terms are taken a generator y at a time: its composite's parts are term lists met once, and the
-        A(Sq R, Y_{k,l}) of all its R are one compiled call per key, so nothing runs in Python per term."""
+        The terms are taken a generator y at a time, its composite's parts being term lists met once, and the
+        A(Sq R, Y_{k,l}) of every R and key are one compiled call, so nothing runs in Python per term."""
         fs, low = self.source.free(s), self.target.free(s - self.s_shift)
         basis = self.source.algebra
         plan = _Plan(out_off)
         order = np.argsort(r_gens, kind="stable")
         gens, starts = np.unique(r_gens[order], return_index=True)
+        wanted = []  # (pairs, R words, deg R, k, l, the part) of every generator's every key
         for y, pairs in zip(gens, np.split(order, starts[1:]), strict=True):
             comp = self.composites(s, int(y))
             ws = r_words[pairs].astype(np.uint64)
@@ -299,10 +302,18 @@ class SecondaryLift(ChainMap):
                 odd = (ws & np.uint64(R1_MASK)) != 0
                 if odd.any():
                     plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, comp.part(None, low))
-            for k, l in comp.ys:
-                lefts, owner, ay_deg = a_y_words(basis, ws, d, k, l)
-                if len(lefts):
-                    plan.rows(pairs[owner], lefts, ay_deg, comp.part((k, l), low))
+            wanted.extend((pairs, ws, d, k, l, comp.part((k, l), low)) for k, l in comp.ys)
+        if wanted:
+            sizes = np.array([len(w[0]) for w in wanted])
+            lefts, owner, _ = a_y_words(basis, np.concatenate([w[1] for w in wanted]),
+                                              np.repeat([w[2] for w in wanted], sizes),
+                                              np.repeat([w[3] for w in wanted], sizes),
+                                              np.repeat([w[4] for w in wanted], sizes))
+            pair_of = np.concatenate([w[0] for w in wanted])
+            bounds = np.searchsorted(owner, np.concatenate([[0], np.cumsum(sizes)]))
+            for (_, _, d, k, l, part), a, b in zip(wanted, bounds[:-1], bounds[1:], strict=True):
+                if b > a:
+                    plan.rows(pair_of[owner[a:b]], lefts[a:b], d + (1 << k) + (1 << l) - 2, part)
         return plan.run(basis, incidence, len(r_words))
 
     def intermediate(self, s: int, t: int, ngens: int) -> np.ndarray:
