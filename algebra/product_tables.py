@@ -3,9 +3,9 @@
 A resolution multiplies the same pairs over and over: row P(R) g of d_s meets every term P(S) h of d(g), and
 the same small S recur in the differentials of many generators, in every filtration. S_2 through stem 90, every
 s: 56.9 million (R, S) pairs, 4.7 million of them distinct, and the tables of all R of each (S, deg R) met hold
-5.6 million rows. So the first batch that meets (S, n) fills its table (every R in the basis's degree n, by the
-enumeration kernel), and every later one only copies the table's row: the ranks T of the terms of P(R) P(S),
-already renamed through the basis's index map.
+5.6 million rows. So the first batch that meets (S, n) fills its table (every R in the basis's degree n, by one
+enumeration of Milnor matrices shared by all R), and every later one only copies the table's row: the ranks T of
+the terms of P(R) P(S), already renamed through the basis's index map.
 
 Tables are shared by the threads of a run. They are appended under a lock and never changed: a batch reads a
 snapshot, and a table that snapshot does not hold (made by another thread meanwhile, or never made because the
@@ -102,14 +102,6 @@ def _insert(keys, new_s, new_n, new_tid) -> None:
         keys[at, 0] = new_s[j]
 
 
-@njit(cache=True, nogil=True)
-def _absent(keys, ntables, s, n):
-    out = np.empty(s.shape[0], dtype=np.bool_)
-    for j in range(s.shape[0]):
-        out[j] = lookup(keys, s[j], n[j], ntables) == -1
-    return out
-
-
 @njit(cache=True, nogil=True, inline="always")
 def word_degree(word: np.uint64) -> int:
     d = 0
@@ -181,6 +173,7 @@ def _missing(s_words, n_degs, s_degs, keys, ntables, flat_offset):
 
 @njit(cache=True, nogil=True)
 def _tables_of(keys, ntables, s_words, n_degs):
+    """What lookup answers for each key (-1 also for a negative deg R: no rows)."""
     out = np.empty(s_words.shape[0], dtype=np.int64)
     for q in range(s_words.shape[0]):
         out[q] = lookup(keys, s_words[q], n_degs[q], ntables) if n_degs[q] >= 0 else -1
@@ -475,7 +468,7 @@ class ProductTables:
         another thread is making enumerates its products meanwhile (making it twice would double its bytes)."""
         with self._lock:
             snap = self._snap
-            absent = _absent(snap.keys, snap.ntables, new_s, new_n)
+            absent = _tables_of(snap.keys, snap.ntables, new_s, new_n) == -1
             mine = [j for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))
                     if absent[j] and key not in self._filling]
             new_s, new_n = new_s[mine], new_n[mine]

@@ -25,12 +25,7 @@ from algebra.milnor_kernels import (
 )
 from algebra.milnor_odd import Element as OddElement
 from algebra.milnor_odd import OddMilnorBasis
-from algebra.milnor_odd_kernels import (
-    binomial_table,
-    odd_batch_kernel,
-    odd_product_into,
-    workspace,
-)
+from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into, workspace
 from algebra.ppart import degree, pack
 from algebra.product_tables import Snapshot, lookup, run_end, tables_for
 
@@ -38,7 +33,8 @@ from algebra.product_tables import Snapshot, lookup, run_end, tables_for
 #: per-row Python shows here), how many (row, term) pairs were read from product tables, and how many batches the
 #: GPU backend took.
 COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "device_batches": 0}
-_NO_ROWS = np.zeros(0, dtype=np.int64)
+#: An empty index array: no row_out (each row to its own), no term tables (look them up).
+_NONE = np.zeros(0, dtype=np.int64)
 #: The integer type of term degrees in batches and term lists (degrees stay below 2046).
 SDEG = np.int16
 #: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
@@ -151,12 +147,12 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
     def on_cpu(target: np.ndarray) -> None:
         if tables is None:
             snap, tids = tables_for(basis).ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                                                  batch.term_sdeg), _NO_ROWS
+                                                  batch.term_sdeg), _NONE
         else:
             snap, tids = tables.snapshot, tables.tids
         made, hits = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
                                    batch.term_s, batch.term_sdeg, batch.term_col,
-                                   _NO_ROWS if batch.row_out is None else batch.row_out, tids, basis.rank_g,
+                                   _NONE if batch.row_out is None else batch.row_out, tids, basis.rank_g,
                                    basis.index_map, basis.index_map_offset, cmap,
                                    NO_FORBID if forbid is None else forbid, *snap)
         COUNTERS["batch_calls"] += 1
@@ -184,8 +180,8 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
     slots = HOST_MASTER.ensure(batch.row_r)
     start, count, cs, mk = HOST_MASTER.arrays()
     done = try_run_batch(out, batch.row_r, slots, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                         batch.term_sdeg.astype(np.int64), batch.term_col, start, count, cs, mk, basis.rank_g, basis.index_map,
-                         basis.index_map_offset, col_map, cpu=on_cpu)
+                         batch.term_sdeg.astype(np.int64), batch.term_col, start, count, cs, mk, basis.rank_g,
+                         basis.index_map, basis.index_map_offset, col_map, cpu=on_cpu)
     if done:
         COUNTERS["device_batches"] += 1
     return done

@@ -18,9 +18,9 @@ from functools import partial
 import numpy as np
 
 from algebra.free_map import FreeMap
-from algebra.products import TermTables
 from algebra.milnor_kernels import signature_forbid
 from algebra.module import Module
+from algebra.products import TermTables
 from algebra.subalgebra import Subalgebra, optimal_subalgebra
 from fp import QuasiInverse, gather_columns, row_reduce, scatter_columns, words
 from nassau.prefetch import Prefetch

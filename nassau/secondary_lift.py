@@ -305,15 +305,16 @@ class SecondaryLift(ChainMap):
             wanted.extend((pairs, ws, d, k, l, comp.part((k, l), low)) for k, l in comp.ys)
         if wanted:
             sizes = np.array([len(w[0]) for w in wanted])
-            lefts, owner, _ = a_y_words(basis, np.concatenate([w[1] for w in wanted]),
-                                              np.repeat([w[2] for w in wanted], sizes),
-                                              np.repeat([w[3] for w in wanted], sizes),
-                                              np.repeat([w[4] for w in wanted], sizes))
+            first = np.concatenate([[0], np.cumsum(sizes)])
+            lefts, owner, degs = a_y_words(basis, np.concatenate([w[1] for w in wanted]),
+                                           np.repeat([w[2] for w in wanted], sizes),
+                                           np.repeat([w[3] for w in wanted], sizes),
+                                           np.repeat([w[4] for w in wanted], sizes))
             pair_of = np.concatenate([w[0] for w in wanted])
-            bounds = np.searchsorted(owner, np.concatenate([[0], np.cumsum(sizes)]))
-            for (_, _, d, k, l, part), a, b in zip(wanted, bounds[:-1], bounds[1:], strict=True):
+            bounds = np.searchsorted(owner, first)
+            for (_, _, _, _, _, part), row, a, b in zip(wanted, first[:-1], bounds[:-1], bounds[1:], strict=True):
                 if b > a:
-                    plan.rows(pair_of[owner[a:b]], lefts[a:b], d + (1 << k) + (1 << l) - 2, part)
+                    plan.rows(pair_of[owner[a:b]], lefts[a:b], int(degs[row]), part)
         return plan.run(basis, incidence, len(r_words))
 
     def intermediate(self, s: int, t: int, ngens: int) -> np.ndarray:
