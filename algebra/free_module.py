@@ -8,6 +8,8 @@ generators of degree < d is a prefix of the basis.
 from __future__ import annotations
 
 import threading
+from bisect import bisect_left
+from functools import partial
 
 import numpy as np
 
@@ -21,6 +23,7 @@ class FreeModule:
         self.name = name
         self._lock = threading.Lock()
         self._degrees = np.zeros(0, dtype=np.int64)
+        self._degree_list: list[int] = []  # the same degrees for bisect: a tenth of searchsorted's cost
         self.gen_names: list[str] = []
         # (t, ngens) -> offsets; valid forever, since generators are only ever appended.
         self._offsets: dict[tuple[int, int], np.ndarray] = {}
@@ -35,7 +38,7 @@ class FreeModule:
 
     def gens_below(self, degree: int) -> int:
         """How many generators have degree < `degree` (a prefix, since degrees never decrease)."""
-        return int(np.searchsorted(self._degrees, degree, side="left"))
+        return bisect_left(self._degree_list, degree)
 
     def add_generators(self, degree: int, names: list[str]) -> int:
         """Append generators of one degree; returns the index of the first. Degrees must not decrease."""
@@ -44,12 +47,13 @@ class FreeModule:
                 raise ValueError(f"{self.name}: generators must be added in nondecreasing degree")
             first = len(self._degrees)
             self._degrees = np.concatenate([self._degrees, np.full(len(names), degree, dtype=np.int64)])
+            self._degree_list.extend([int(degree)] * len(names))
             self.gen_names.extend(names)
             return first
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Start of each generator's block in degree t for the first ngens generators, plus the total."""
-        return self.block_starts(self._offsets, t, ngens, lambda degs: self.algebra.dimensions_array(t - degs))
+        return self.block_starts(self._offsets, t, ngens, partial(self.algebra.block_dimensions, t))
 
     def block_starts(self, cache: dict, t: int, ngens: int | None, sizes) -> np.ndarray:
         """Cumulative block sizes (sizes(generator degrees) -> each block's size) for the first ngens generators
@@ -59,7 +63,7 @@ class FreeModule:
         out = cache.get(key)
         if out is None:
             out = np.zeros(len(degs) + 1, dtype=np.int64)
-            np.cumsum(sizes(degs), out=out[1:])
+            sizes(degs).cumsum(out=out[1:])
             cache[key] = out
         return out
 

@@ -66,6 +66,21 @@ class GradedBasis:
             self.extend(int(degrees.max()))
         return np.where(degrees >= 0, self._dims[np.maximum(degrees, 0)], 0)
 
+    def block_dimensions(self, t: int, gen_degrees: np.ndarray) -> np.ndarray:
+        """dim in degree t - g for each generator degree g (nondecreasing, so its ends are the extremes): the block
+        sizes of a free module, a third of dimensions_array's cost (free modules ask for them at every bidegree)."""
+        if len(gen_degrees) == 0:
+            return np.zeros(0, dtype=np.int64)
+        top = t - int(gen_degrees[0])
+        if top > self.max_degree:
+            self.extend(top)
+        if t >= gen_degrees[-1]:
+            return self._dims[t - gen_degrees]
+        below = int(np.searchsorted(gen_degrees, t, side="right"))
+        out = np.zeros(len(gen_degrees), dtype=np.int64)
+        out[:below] = self._dims[t - gen_degrees[:below]]
+        return out
+
     def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
         """Packed elements of many degrees at once, given their degrees and positions in those degrees."""
         if len(degrees):

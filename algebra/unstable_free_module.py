@@ -8,6 +8,8 @@ blocks (`excess_columns`), which drops exactly the terms of excess > g: that is 
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from algebra.free_module import FreeModule
@@ -25,7 +27,7 @@ class UnstableFreeModule(FreeModule):
 
     def product_offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Block starts if each block held the whole algebra's degree: where the product kernels write."""
-        return self.block_starts(self._full, t, ngens, lambda degs: self.algebra.dimensions_array(t - degs))
+        return self.block_starts(self._full, t, ngens, partial(self.algebra.block_dimensions, t))
 
     def excess_columns(self, t: int, ngens: int | None = None) -> np.ndarray:
         """For each column of product_offsets' layout its column here, or -1 where the excess is too large."""

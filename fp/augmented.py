@@ -79,8 +79,8 @@ class Augmented:
         """Put the identity in segment `seg`: row i gets column i of the segment, for i < min(rows, width)."""
         w0, w1 = self.segment_words(seg)
         self.matrix[:, w0:w1] = 0
-        i = np.arange(min(self.rows, self.widths[seg]))
-        self.field.set_ones(self.matrix, i, w0 * self.field.unit + i)
+        n = min(self.rows, self.widths[seg])
+        self.matrix[:n, w0:w0 + self.field.storage(n)] = self.field.identity(n)
 
     def row_reduce(self, *, parallel: bool | None = None) -> np.ndarray:
         """Reduce the whole matrix in place to RREF; returns the absolute pivot columns."""

@@ -17,6 +17,19 @@ from .modp import addmul_modp, check_dense, row_reduce_modp
 from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
 
 
+#: The largest identity F2 keeps a copy of.
+_KEPT_IDENTITY = 2048
+
+
+@lru_cache(maxsize=1)
+def _kept_identity() -> np.ndarray:
+    out = np.zeros((_KEPT_IDENTITY, words(_KEPT_IDENTITY)), dtype=np.uint64)
+    i = np.arange(_KEPT_IDENTITY)
+    out[i, i // WORD_BITS] = np.left_shift(np.uint64(1), (i % WORD_BITS).astype(np.uint64))
+    out.flags.writeable = False
+    return out
+
+
 class F2:
     p = 2
     dtype = np.dtype(np.uint64)
@@ -62,8 +75,15 @@ class F2:
         used = np.bitwise_or.reduce(a, axis=0) if len(a) else np.zeros(a.shape[1], dtype=np.uint64)
         return np.nonzero(np.unpackbits(used.view(np.uint8), bitorder="little"))[0]
 
-    def set_ones(self, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
-        a[rows, cols // WORD_BITS] |= np.left_shift(np.uint64(1), (cols % WORD_BITS).astype(np.uint64))
+    def identity(self, n: int) -> np.ndarray:
+        """A fresh n x n identity: a copy of the corner of a kept one (2048 columns, 512 KiB) when it fits, which
+        costs a fifth of setting n bits (every job of a small algebra makes one)."""
+        if n > _KEPT_IDENTITY:
+            out = self.zeros(n, n)
+            i = np.arange(n)
+            out[i, i // WORD_BITS] = np.left_shift(np.uint64(1), (i % WORD_BITS).astype(np.uint64))
+            return out
+        return _kept_identity()[:n, :words(n)].copy()
 
     def __repr__(self) -> str:
         return "F2"
@@ -119,8 +139,9 @@ class PrimeField:
         """The columns where some row of `a` is nonzero."""
         return np.nonzero(a.any(axis=0))[0]
 
-    def set_ones(self, a: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
-        a[rows, cols] = 1
+    def identity(self, n: int) -> np.ndarray:
+        """A fresh n x n identity."""
+        return np.eye(n, dtype=np.uint8)
 
     def __repr__(self) -> str:
         return f"F{self.p}"

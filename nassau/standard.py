@@ -31,10 +31,7 @@ def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) ->
     if a.shape[0] == 0 or ncols == 0:
         f = field(2) if field_ is None else field_
         rows = np.arange(a.shape[0], dtype=np.int64)
-        identity = f.zeros(len(rows), len(rows))
-        if len(rows):
-            f.set_ones(identity, rows, rows)
-        return rows[:0], Subspace.from_rref(identity, rows, len(rows), f)
+        return rows[:0], Subspace.from_rref(f.identity(len(rows)), rows, len(rows), f)
     aug, pivots = reduced_with_identity(a, ncols, field_)
     return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 

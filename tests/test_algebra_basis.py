@@ -3,13 +3,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from algebra.milnor_basis import MilnorBasis, format_element, format_sq, parse_element
+from algebra.milnor_odd import OddMilnorBasis
 from algebra.ppart import degree, pack, unpack
 from algebra.profile import FULL, Profile, a_n
+from algebra.unstable_basis import UnstableBasis
 
 DATA = Path(__file__).parent / "data" / "sseq"
 
@@ -101,9 +104,7 @@ def test_parse_and_format() -> None:
 def test_every_basis_refuses_degrees_beyond_the_packed_fields_and_stays_usable() -> None:
     """One extend serves the three bases: each refuses a degree its packed words cannot hold, grows nothing, and
     still answers below it."""
-    from algebra.milnor_odd import OddMilnorBasis
     from algebra.ppart import MAX_DEGREE
-    from algebra.unstable_basis import UnstableBasis
 
     for basis in (MilnorBasis(FULL), OddMilnorBasis(3, FULL), UnstableBasis(MilnorBasis(FULL))):
         before = basis.max_degree
@@ -111,3 +112,18 @@ def test_every_basis_refuses_degrees_beyond_the_packed_fields_and_stays_usable()
             basis.extend(MAX_DEGREE + 1)
         assert basis.max_degree == before
         assert basis.dimension(8) > 0 and basis.max_degree == 8
+
+
+@pytest.mark.parametrize("make", [lambda: MilnorBasis(FULL), lambda: MilnorBasis(a_n(2)),
+                                  lambda: OddMilnorBasis(3, FULL), lambda: UnstableBasis(MilnorBasis(FULL))],
+                         ids=["A", "A(2)", "A at p = 3", "unstable"])
+def test_block_dimensions_are_dimensions_array_of_t_minus_each_degree(make) -> None:
+    """The free modules' shortcut (sorted generator degrees: read the ends, slice below t) against the plain
+    dimension lookup, on fresh random degree lists reaching past t and past the basis's extent."""
+    import numpy as np
+
+    rng = np.random.default_rng()
+    for _ in range(200):
+        basis, t = make(), int(rng.integers(-5, 60))
+        degs = np.sort(rng.integers(-10, 70, size=int(rng.integers(0, 12)))).astype(np.int64)
+        assert basis.block_dimensions(t, degs).tolist() == make().dimensions_array(t - degs).tolist()

@@ -99,3 +99,18 @@ def test_bad_input_raises() -> None:
         QuasiInverse(np.array([0, 1]), zeros(2, 200), 5)
     with pytest.raises(ValueError, match="needs 2 words"):
         QuasiInverse(np.array([0, 100]), zeros(2, 5), 5).apply(zeros(1, 64))
+
+
+@pytest.mark.parametrize("p", [2, 3])
+def test_identity_is_the_identity_on_both_sides_of_the_kept_one(p: int) -> None:
+    """F2's copy of a kept identity's corner (and the direct build past it), and F_p's, against 0/1 entries,
+    and a fresh array each time (writing one must not change the next)."""
+    from fp import field
+
+    f = field(p)
+    for n in (0, 1, 63, 64, 65, 200, 2048, 2049, 2100):
+        eye = f.identity(n)
+        assert eye.shape == f.zeros(n, n).shape and (f.to_ints(eye, n) == np.eye(n, dtype=np.uint8)).all()
+        if n:
+            eye[0, 0] = 0
+            assert f.to_ints(f.identity(n), n)[0, 0] == 1
