@@ -35,6 +35,8 @@ from algebra.product_tables import Snapshot, lookup, run_end, tables_for
 COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "device_batches": 0}
 #: An empty index array: no row_out (each row to its own), no term tables (look them up).
 _NONE = np.zeros(0, dtype=np.int64)
+#: Batches of fewer (row, term) pairs make no product tables (see _worth_tables).
+SMALL_BATCH = 32
 #: The integer type of term degrees in batches and term lists (degrees stay below 2046).
 SDEG = np.int16
 #: The admissible-matrix cache the GPU path reads (filled only for batches sent to the device).
@@ -129,6 +131,16 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
     return made, hits
 
 
+def _worth_tables(batch: ProductBatch) -> bool:
+    """Whether to make the tables a batch lacks: finding them costs two compiled calls (~15 us), more than a few
+    products take to enumerate (every batch over A(1) has at most 6); a small batch still reads the tables that
+    larger ones made."""
+    if len(batch.row_deg) >= SMALL_BATCH:
+        return True
+    starts, lists = batch.term_start, batch.row_terms
+    return int((starts[lists + 1] - starts[lists]).sum()) >= SMALL_BATCH
+
+
 def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map: np.ndarray | None = None,
               forbid: np.ndarray | None = None, tables: TermTables | None = None) -> None:
     """XOR every product of the batch into `out` (rows x words), optionally through a column map.
@@ -146,8 +158,10 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
 
     def on_cpu(target: np.ndarray) -> None:
         if tables is None:
-            snap, tids = tables_for(basis).ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                                                  batch.term_sdeg), _NONE
+            found = tables_for(basis)
+            snap = found.ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg) \
+                if _worth_tables(batch) else found.snapshot()
+            tids = _NONE
         else:
             snap, tids = tables.snapshot, tables.tids
         made, hits = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,

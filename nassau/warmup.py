@@ -71,10 +71,10 @@ def compile_kernels() -> None:
     scatter_columns(gather_columns(a, cols), cols, 192)
     gf2_matmul(a, np.zeros((192, 2), dtype=np.uint64), 192, 128, parallel=False)
     basis = MilnorBasis()
-    basis.extend(12)
+    basis.extend(30)
     product_tables.use_tables(basis, 1 << 20)
-    words = basis.words(6)
-    batch = ProductBatch(row_r=words, row_deg=np.full(len(words), 6, dtype=np.int64),
+    words = basis.words(27)  # 32 rows: a batch large enough to make its tables (products.SMALL_BATCH)
+    batch = ProductBatch(row_r=words, row_deg=np.full(len(words), 27, dtype=np.int64),
                          row_terms=np.zeros(len(words), dtype=np.int64), term_start=np.array([0, 1], dtype=np.int64),
                          term_s=basis.words(3)[:1], term_sdeg=np.array([3], dtype=np.int64),
                          term_col=np.zeros(1, dtype=np.int64))

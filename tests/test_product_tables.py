@@ -2,6 +2,7 @@
 batch met again enumerates nothing, the budget holds, and threads filling tables at once agree."""
 from __future__ import annotations
 
+import dataclasses
 import threading
 
 import numpy as np
@@ -94,6 +95,27 @@ def test_a_batch_met_again_enumerates_nothing(rng: np.random.Generator) -> None:
     tables = basis._product_tables.counts["tables"]
     run_batch(np.zeros_like(out), batch, basis)
     assert basis._product_tables.counts["tables"] == tables  # nothing new to make
+
+
+def test_a_small_batch_makes_no_tables_but_reads_those_there_are(rng: np.random.Generator) -> None:
+    """Below products.SMALL_BATCH (row, term) pairs a batch skips finding and making tables (a revert shows as
+    tables made), gives the enumeration's bits, and reads the tables a larger batch made (table pairs)."""
+    basis, direct = fresh("A", 1 << 30), fresh("A", 0)
+    for _ in range(20):
+        batch, ncols = random_batch(rng, basis, rows=int(rng.integers(1, 6)), lists=2, top=40)
+        pairs = int((batch.term_start[batch.row_terms + 1] - batch.term_start[batch.row_terms]).sum())
+        assert pairs < products.SMALL_BATCH
+        out, want = (np.zeros((len(batch.row_r), (ncols + 63) // 64), dtype=np.uint64) for _ in range(2))
+        run_batch(out, batch, basis)
+        run_batch(want, batch, direct)
+        assert basis._product_tables.counts["tables"] == 0 and (out == want).all()
+    big = dataclasses.replace(batch, row_r=np.repeat(batch.row_r, 40), row_deg=np.repeat(batch.row_deg, 40),
+                              row_terms=np.repeat(batch.row_terms, 40))
+    run_batch(np.zeros((len(big.row_r), (ncols + 63) // 64), dtype=np.uint64), big, basis)
+    assert basis._product_tables.counts["tables"] > 0
+    before = products.COUNTERS["table_pairs"]
+    run_batch(np.zeros_like(out), batch, basis)
+    assert products.COUNTERS["table_pairs"] - before == pairs
 
 
 def test_the_budget_stops_new_tables(rng: np.random.Generator) -> None:
