@@ -58,10 +58,11 @@ class FreeModule:
     def block_starts(self, cache: dict, t: int, ngens: int | None, sizes) -> np.ndarray:
         """Cumulative block sizes (sizes(generator degrees) -> each block's size) for the first ngens generators
         in degree t, cached in `cache`: valid forever, since generators are only ever appended."""
-        degs = self._degrees if ngens is None else self._degrees[:ngens]
-        key = (t, len(degs))
+        count = len(self._degree_list)  # extended after _degrees: never more generators than _degrees holds
+        key = (t, count if ngens is None else min(ngens, count))
         out = cache.get(key)
         if out is None:
+            degs = self._degrees[:key[1]]
             out = np.zeros(len(degs) + 1, dtype=np.int64)
             sizes(degs).cumsum(out=out[1:])
             cache[key] = out

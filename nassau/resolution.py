@@ -42,6 +42,8 @@ class Resolution:
 
     # -- structure ------------------------------------------------------------------------------------
     def free(self, s: int) -> FreeModule:
+        if s < len(self.maps):  # appended only, under the lock, each map after its module: both there for good
+            return self.modules[s]
         kind = UnstableFreeModule if isinstance(self.algebra, UnstableBasis) else FreeModule
         with self._lock:
             while len(self.modules) <= s:
