@@ -418,13 +418,18 @@ class ProductTables:
         """Bytes the tables hold: row offsets, ranks, the key hash and the table starts."""
         return 2 * self._rows_used + 2 * self._ranks_used + 16 * len(self._snap.keys) + 16 * self._snap.ntables
 
-    def _mark_too_large(self, s_words, n_degs) -> None:
-        """Remember keys whose tables are too large to keep (under the lock)."""
+    def _insert_keys(self, s_words, n_degs, tids) -> np.ndarray:
+        """The key hash with these keys added (rehashed into a larger one when half full); under the lock."""
         keys = self._snap.keys
         if 2 * (self._nkeys + len(s_words)) > len(keys):
             keys = _rehash(keys, 2 * (self._nkeys + len(s_words)))
-        _insert(keys, s_words, n_degs, np.full(len(s_words), _TOO_LARGE, dtype=np.int64))
+        _insert(keys, s_words, n_degs, tids)
         self._nkeys += len(s_words)
+        return keys
+
+    def _mark_too_large(self, s_words, n_degs) -> None:
+        """Remember keys whose tables are too large to keep (under the lock)."""
+        keys = self._insert_keys(s_words, n_degs, np.full(len(s_words), _TOO_LARGE, dtype=np.int64))
         self._snap = self._snap._replace(keys=keys)
 
     def snapshot(self) -> Snapshot:
@@ -507,11 +512,7 @@ class ProductTables:
             snap.tab_res[first:first + len(new_s)] = self._ranks_used + res_start[:-1]
             snap.row_off[self._rows_used:self._rows_used + len(row_off)] = row_off  # < MAX_RANKED: fits 16 bits
             snap.ranks[self._ranks_used:self._ranks_used + len(ranks)] = ranks
-            keys = snap.keys
-            if 2 * (self._nkeys + len(new_s)) > len(keys):
-                keys = _rehash(keys, 2 * (self._nkeys + len(new_s)))
-            _insert(keys, new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
-            self._nkeys += len(new_s)
+            keys = self._insert_keys(new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
             self._rows_used += len(row_off)
             self._ranks_used += len(ranks)
             self.counts["tables"] += len(new_s)

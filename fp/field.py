@@ -21,11 +21,16 @@ from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
 _KEPT_IDENTITY = 2048
 
 
+def _packed_identity(n: int) -> np.ndarray:
+    out = np.zeros((n, words(n)), dtype=np.uint64)
+    i = np.arange(n)
+    out[i, i // WORD_BITS] = np.left_shift(np.uint64(1), (i % WORD_BITS).astype(np.uint64))
+    return out
+
+
 @lru_cache(maxsize=1)
 def _kept_identity() -> np.ndarray:
-    out = np.zeros((_KEPT_IDENTITY, words(_KEPT_IDENTITY)), dtype=np.uint64)
-    i = np.arange(_KEPT_IDENTITY)
-    out[i, i // WORD_BITS] = np.left_shift(np.uint64(1), (i % WORD_BITS).astype(np.uint64))
+    out = _packed_identity(_KEPT_IDENTITY)
     out.flags.writeable = False
     return out
 
@@ -79,10 +84,7 @@ class F2:
         """A fresh n x n identity: a copy of the corner of a kept one (2048 columns, 512 KiB) when it fits, which
         costs a fifth of setting n bits (every job of a small algebra makes one)."""
         if n > _KEPT_IDENTITY:
-            out = self.zeros(n, n)
-            i = np.arange(n)
-            out[i, i // WORD_BITS] = np.left_shift(np.uint64(1), (i % WORD_BITS).astype(np.uint64))
-            return out
+            return _packed_identity(n)
         return _kept_identity()[:n, :words(n)].copy()
 
     def __repr__(self) -> str:
