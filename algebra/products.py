@@ -14,10 +14,23 @@ from numba import njit
 
 from algebra.admissible import AdmissibleMaster
 from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_kernels import NO_FORBID, SCRATCH, flip, multiply_into, product_into, rank_of, unpack_into
+from algebra.milnor_kernels import (
+    NO_FORBID,
+    SCRATCH,
+    flip,
+    multiply_into,
+    product_into,
+    rank_of,
+    unpack_into,
+)
 from algebra.milnor_odd import Element as OddElement
 from algebra.milnor_odd import OddMilnorBasis
-from algebra.milnor_odd_kernels import binomial_table, odd_batch_kernel, odd_product_into, workspace
+from algebra.milnor_odd_kernels import (
+    binomial_table,
+    odd_batch_kernel,
+    odd_product_into,
+    workspace,
+)
 from algebra.ppart import degree, pack
 from algebra.product_tables import Snapshot, lookup, run_end, tables_for
 

@@ -16,7 +16,6 @@ from .matmul import gf2_addmul, gf2_matmul
 from .modp import addmul_modp, check_dense, row_reduce_modp
 from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
 
-
 #: The largest identity F2 keeps a copy of.
 _KEPT_IDENTITY = 2048
 

@@ -120,8 +120,6 @@ def test_every_basis_refuses_degrees_beyond_the_packed_fields_and_stays_usable()
 def test_block_dimensions_are_dimensions_array_of_t_minus_each_degree(make) -> None:
     """The free modules' shortcut (sorted generator degrees: read the ends, slice below t) against the plain
     dimension lookup, on fresh random degree lists reaching past t and past the basis's extent."""
-    import numpy as np
-
     rng = np.random.default_rng()
     for _ in range(200):
         basis, t = make(), int(rng.integers(-5, 60))
