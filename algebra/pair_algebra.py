@@ -21,6 +21,7 @@ from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import product_into, rank_of, unpack_into
 from algebra.ppart import FIELD_SHIFT, MAX_LEN, degree, pack
 from algebra.products import multiply
+from fp.bits import ctz
 
 #: Largest n of the binomial table mod 4 (degrees of the secondary computations stay far below).
 BINOM_MAX = 1024
@@ -40,7 +41,7 @@ def binomials_mod4() -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def z4_workspace():
-    """Scratch for _z4_product, allocated once per batch."""
+    """Scratch for z4_product, allocated once per batch."""
     return (np.zeros(MAX_LEN + 1, dtype=np.int64), np.zeros(MAX_LEN + 1, dtype=np.int64),
             np.zeros(MAX_LEN + 2, dtype=np.int64), np.zeros(MAX_LEN + 2, dtype=np.int64),
             np.zeros((MAX_LEN + 2, MAX_LEN + 2), dtype=np.int64), np.zeros((MAX_LEN + 1) * (MAX_LEN + 1), dtype=np.int64),
@@ -48,7 +49,7 @@ def z4_workspace():
 
 
 @njit(cache=True, nogil=True)
-def _z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
+def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
     """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4, for every Milnor matrix."""
     r, s, rem_row, rem_col, x, val, t = ws
     m = unpack_into(r_word, r, 0)
@@ -150,7 +151,7 @@ class PairAlgebra:
         d = degree(r) + degree(s)
         b.extend(d + 1)
         out = self.zero(d)
-        _z4_product(np.uint64(pack(r)), np.uint64(pack(s)), d, b.rank_g, b.index_map, b.index_map_offset,
+        z4_product(np.uint64(pack(r)), np.uint64(pack(s)), d, b.rank_g, b.index_map, b.index_map_offset,
                     binomials_mod4(), out.z4, z4_workspace())
         rr = list(r)
         for k in range(len(s)):
@@ -243,7 +244,7 @@ def z4_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for q in range(term_start[lst], term_start[lst + 1]):
-            _z4_product(row_r[i], term_s[q], row_deg[i] + term_sdeg[q], g, index_map, map_offset, binom,
+            z4_product(row_r[i], term_s[q], row_deg[i] + term_sdeg[q], g, index_map, map_offset, binom,
                         out[i, term_col[q]:], ws)
 
 
@@ -323,3 +324,39 @@ def a_y_batch(out, r_words, r_degs, ks, ls, g, index_map, map_offset, scratch):
                     rest -= np.uint64(1 << l) << np.uint64(_SHIFT[j - 1])
                 left = (np.uint64(1) << np.uint64(_SHIFT[k + i - 1])) + (np.uint64(1) << np.uint64(_SHIFT[l + j - 1]))
                 product_into(out, n, 0, left, rest, deg, g, index_map, map_offset, empty, forbid, scratch)
+
+
+@njit(cache=True, nogil=True)
+def row_words(bits, degs, flat, flat_offset):
+    """The basis words of the set bits of each packed row of bits (row i over the basis of degree degs[i]), rows in
+    order, and which row each came from (numpy's nonzero of the unpacked rows took 4% of the d2 lift)."""
+    count = 0
+    for i in range(bits.shape[0]):
+        for w in range(bits.shape[1]):
+            x = bits[i, w]
+            while x != 0:
+                count += 1
+                x &= x - np.uint64(1)
+    out = np.empty(count, dtype=np.uint64)
+    owner = np.empty(count, dtype=np.int64)
+    count = 0
+    for i in range(bits.shape[0]):
+        base = flat_offset[degs[i]]
+        for w in range(bits.shape[1]):
+            x = bits[i, w]
+            while x != 0:
+                out[count] = flat[base + w * 64 + ctz(x)]
+                owner[count] = i
+                count += 1
+                x &= x - np.uint64(1)
+    return out, owner
+@njit(cache=True, nogil=True)
+def add_incidence_sums(totals, incidence, rows, coef) -> None:
+    """totals[g] = (totals[g] + coef * the sum of rows[j] over the j with incidence[g, j]) mod 4: the composites of
+    generators from their middle rows' products (an int64 matrix product, which numpy does without BLAS, was 7% of
+    the d2 lift)."""
+    for g in range(incidence.shape[0]):
+        for j in range(incidence.shape[1]):
+            if incidence[g, j]:
+                for c in range(rows.shape[1]):
+                    totals[g, c] = (totals[g, c] + coef * rows[j, c]) & 3

@@ -34,13 +34,14 @@ _MASK = FIELD_MASK.astype(np.int64)
 _XI = XI_DEGREES.copy()
 
 
-def budget_bytes() -> int:
-    """The tables' byte budget from NASSAU_PRODUCT_TABLES_MB (default DEFAULT_BUDGET_MB)."""
-    raw = os.environ.get("NASSAU_PRODUCT_TABLES_MB", "").strip()
+def budget_bytes(variable: str = "NASSAU_PRODUCT_TABLES_MB", default_mb: float = DEFAULT_BUDGET_MB) -> int:
+    """A byte budget from an environment variable in MiB: the product tables' (NASSAU_PRODUCT_TABLES_MB, default
+    DEFAULT_BUDGET_MB) unless told another."""
+    raw = os.environ.get(variable, "").strip()
     try:
-        mb = float(raw) if raw else DEFAULT_BUDGET_MB
+        mb = float(raw) if raw else default_mb
     except ValueError:
-        raise ValueError(f"NASSAU_PRODUCT_TABLES_MB must be a number of MiB, not {raw!r}") from None
+        raise ValueError(f"{variable} must be a number of MiB, not {raw!r}") from None
     return max(0, int(mb * (1 << 20)))
 
 

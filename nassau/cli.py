@@ -218,7 +218,7 @@ def _check_gpu() -> None:
 
 
 def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), gpu: bool = False) -> None:
-    """What every computing command checks before any work: --threads, the product tables' budget, that each output
+    """What every computing command checks before any work: --threads, the budgets of the product tables and of the kept Z/4 products, that each output
     can be written, and (when the command can use the device) the GPU settings."""
     from algebra.product_tables import budget_bytes
 
@@ -226,6 +226,7 @@ def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), 
         raise UserError(f"--threads must be at least 1 (got {args.threads})")
     try:
         budget_bytes()
+        budget_bytes("NASSAU_Z4_MEMO_MB")
     except ValueError as exc:
         raise UserError(str(exc)) from None
     for path in outputs:

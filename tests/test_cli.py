@@ -44,9 +44,10 @@ def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
     assert_one_line_error(run_cli(*args), needle)
 
 
-def test_bad_product_table_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "lots")
-    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10"), "NASSAU_PRODUCT_TABLES_MB must be a number")
+@pytest.mark.parametrize("variable", ["NASSAU_PRODUCT_TABLES_MB", "NASSAU_Z4_MEMO_MB"])
+def test_bad_product_table_budget(monkeypatch: pytest.MonkeyPatch, variable: str) -> None:
+    monkeypatch.setenv(variable, "lots")
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10"), f"{variable} must be a number")
 
 
 def test_malformed_module_file(tmp_path: Path) -> None:
