@@ -2,12 +2,17 @@
 
     python benchmarks/bench_vs_reference.py --reference ~/.cache/nassau-reference/peer --module S_3 \\
         --stem 200 --max-s 50 --threads 1 --repeat 3
+    python benchmarks/bench_vs_reference.py --reference ~/.cache/nassau-reference/peer --command secondary \\
+        --variant nassau --stem 70 --max-s 20 --threads 1 --repeat 3
 
 The reference is sseq's `resolve_through_stem` example built by ../shared/tools/reference-engine/build.sh (not a
 dependency of the project: measure with it, never test against it). `--variant` picks its build: std (the
 standard algorithm, what it uses at odd primes), nassau, or their -concurrent builds (threads by
 RAYON_NUM_THREADS). Each round runs ours (`python -m nassau resolve MODULE --stem N --max-s S --threads K`) and
 the reference on the same input, alternately, after one warm-up of each; the two charts must be byte-identical.
+`--command secondary` compares `nassau secondary` (d2) with the reference's `secondary` example instead (built as
+secondary-nassau by default; its Nassau build only runs with a save directory, so then both engines write one, a
+fresh one each run).
 """
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import statistics
 import subprocess
 import sys
 import time
+import tempfile
 from pathlib import Path
 
 from bench_resolve import machine
@@ -46,25 +52,42 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--algorithm", default="auto")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--command", default="resolve", choices=["resolve", "secondary"])
     args = ap.parse_args()
-    ref_bin = Path(args.reference).expanduser() / f"resolve_through_stem-{args.variant}"
+    example = "resolve_through_stem" if args.command == "resolve" else "secondary"
+    ref_bin = Path(args.reference).expanduser() / f"{example}-{args.variant}"
     env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
-    ours = [sys.executable, "-m", "nassau", "resolve", args.module, "--stem", str(args.stem), "--max-s",
-            str(args.max_s), "--threads", str(args.threads), "--algorithm", args.algorithm, "--quiet"]
-    theirs = [str(ref_bin), args.module, "", str(args.stem), str(args.max_s)]
+    save = args.command == "secondary" and args.variant.startswith("nassau")
+
+    def commands(tmp: str) -> tuple[list[str], list[str]]:
+        """Our command and the reference's, each with a fresh save directory under tmp when they need one."""
+        ours = [sys.executable, "-m", "nassau", args.command, args.module, "--stem", str(args.stem), "--max-s",
+                str(args.max_s), "--threads", str(args.threads), "--algorithm", args.algorithm, "--quiet"]
+        theirs = [str(ref_bin), args.module, tempfile.mkdtemp(dir=tmp) if save else "", str(args.stem), str(args.max_s)]
+        if save:
+            ours += ["--save-dir", tempfile.mkdtemp(dir=tmp)]
+        if args.command == "secondary":
+            theirs.append("")  # no secondary save directory of its own
+        return ours, theirs
+
     print(f"# machine: {machine()}")
-    print(f"# {args.module} through stem {args.stem}, s <= {args.max_s}, {args.threads} thread(s); reference "
-          f"{ref_bin.name}; {args.repeat} alternating rounds after a warm-up of each")
+    print(f"# {args.command} {args.module} through stem {args.stem}, s <= {args.max_s}, {args.threads} thread(s); "
+          f"reference {ref_bin.name}{' (both with save directories)' if save else ''}; {args.repeat} alternating "
+          f"rounds after a warm-up of each")
     root = Path(__file__).resolve().parents[1]
-    run(ours, root, env)
-    run(theirs, MODULES, env)
+    with tempfile.TemporaryDirectory() as tmp:
+        ours, theirs = commands(tmp)
+        run(ours, root, env)
+        run(theirs, MODULES, env)
     results: dict[str, list[tuple[float, float]]] = {"nassau": [], "reference": []}
     charts = {}
     for _ in range(args.repeat):
-        for name, cmd, cwd in (("nassau", ours, root), ("reference", theirs, MODULES)):
-            wall, rss, out = run(cmd, cwd, env)
-            results[name].append((wall, rss))
-            charts[name] = out
+        with tempfile.TemporaryDirectory() as tmp:
+            ours, theirs = commands(tmp)
+            for name, cmd, cwd in (("nassau", ours, root), ("reference", theirs, MODULES)):
+                wall, rss, out = run(cmd, cwd, env)
+                results[name].append((wall, rss))
+                charts[name] = out
     same = charts["nassau"] == charts["reference"]
     print("engine      min s  median s   max s  peak RSS MiB")
     for name, rows in results.items():
