@@ -559,16 +559,21 @@ def defer_while(pending: Callable[[], bool]) -> None:
     _deferred = pending
 
 
+def kept_on(basis, attribute: str, make: Callable[[], object]):
+    """basis.<attribute>, made by make() on first use (one per basis object, shared by every thread)."""
+    kept = getattr(basis, attribute, None)
+    if kept is None:
+        with _REGISTRY_LOCK:
+            kept = getattr(basis, attribute, None)
+            if kept is None:
+                kept = make()
+                setattr(basis, attribute, kept)
+    return kept
+
+
 def tables_for(basis) -> ProductTables:
     """The basis's tables, made on first use (one set per basis object, shared by every thread)."""
-    tables = getattr(basis, "_product_tables", None)
-    if tables is None:
-        with _REGISTRY_LOCK:
-            tables = getattr(basis, "_product_tables", None)
-            if tables is None:
-                tables = ProductTables(basis)
-                basis._product_tables = tables
-    return tables
+    return kept_on(basis, "_product_tables", lambda: ProductTables(basis))
 
 
 def use_tables(basis, budget: int) -> ProductTables:

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from algebra.pair_algebra import binomials_mod4, z4_product, z4_workspace
-from algebra.product_tables import budget_bytes
+from algebra.product_tables import budget_bytes, kept_on
 
 #: Default byte budget of one basis's kept products, their terms and the key hash (NASSAU_Z4_MEMO_MB overrides; 0
 #: keeps none).
@@ -204,22 +204,12 @@ class Z4Memo:
         self.counts["kept"] += int(placed.sum())
 
 
-_REGISTRY_LOCK = threading.Lock()
-
-
 def z4_memo_for(basis) -> Z4Memo:
     """The basis's kept Z/4 products, made on first use (one per basis object, shared by every thread)."""
-    memo = getattr(basis, "_z4_memo", None)
-    if memo is None:
-        with _REGISTRY_LOCK:
-            memo = getattr(basis, "_z4_memo", None)
-            if memo is None:
-                memo = basis._z4_memo = Z4Memo(basis)
-    return memo
+    return kept_on(basis, "_z4_memo", lambda: Z4Memo(basis))
 
 
 def use_z4_memo(basis, budget: int) -> Z4Memo:
     """Give the basis a fresh memo with this byte budget (0: every product enumerated), e.g. to compare both paths."""
-    with _REGISTRY_LOCK:
-        basis._z4_memo = Z4Memo(basis, budget)
-        return basis._z4_memo
+    basis._z4_memo = Z4Memo(basis, budget)
+    return basis._z4_memo
