@@ -350,6 +350,8 @@ def row_words(bits, degs, flat, flat_offset):
                 count += 1
                 x &= x - np.uint64(1)
     return out, owner
+
+
 @njit(cache=True, nogil=True)
 def add_incidence_sums(totals, incidence, rows, coef) -> None:
     """totals[g] = (totals[g] + coef * the sum of rows[j] over the j with incidence[g, j]) mod 4: the composites of

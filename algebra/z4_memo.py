@@ -81,7 +81,8 @@ def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, t
                 continue
             enumerated += 1
             deg = row_deg[i] + term_sdeg[q]
-            if not collect or deg + 1 >= flat_offset.shape[0] or flat_offset[deg + 1] - flat_offset[deg] >= MAX_KEPT_DIM:
+            too_large = deg + 1 >= flat_offset.shape[0] or flat_offset[deg + 1] - flat_offset[deg] >= MAX_KEPT_DIM
+            if not collect or too_large:
                 z4_product(r, s, deg, g, index_map, map_offset, binom, out[i, col:], ws)
                 continue
             z4_product(r, s, deg, g, index_map, map_offset, binom, scratch, ws)
@@ -189,7 +190,8 @@ class Z4Memo:
         cap = len(self._keys)
         while 2 * (self._nkeys + len(new_r)) > cap:
             cap *= 2
-        if 4 * (self._used + len(new_terms)) + 24 * cap + (self._keys.nbytes if cap > len(self._keys) else 0) > self.budget:
+        rehash = self._keys.nbytes if cap > len(self._keys) else 0  # the old hash, while the new one is filled
+        if 4 * (self._used + len(new_terms)) + 24 * cap + rehash > self.budget:
             self._full = True
             return
         placed, values, self._used = _place(self._keys, self._terms, self._used, new_r, new_s, new_count, new_terms)

@@ -218,8 +218,8 @@ def _check_gpu() -> None:
 
 
 def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), gpu: bool = False) -> None:
-    """What every computing command checks before any work: --threads, the budgets of the product tables and of the kept Z/4 products, that each output
-    can be written, and (when the command can use the device) the GPU settings."""
+    """What every computing command checks before any work: --threads, the budgets of the product tables and of the
+    kept Z/4 products, that each output can be written, and (when the command can use the device) the GPU settings."""
     from algebra.product_tables import budget_bytes
 
     if getattr(args, "threads", 1) < 1:
