@@ -21,7 +21,7 @@ from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import product_into, rank_of, unpack_into
 from algebra.ppart import FIELD_SHIFT, MAX_LEN, degree, pack
 from algebra.products import multiply
-from fp.bits import ctz
+from fp.bits import ctz, popcount
 
 #: Largest n of the binomial table mod 4 (degrees of the secondary computations stay far below).
 BINOM_MAX = 1024
@@ -41,17 +41,164 @@ def binomials_mod4() -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def z4_workspace():
-    """Scratch for z4_product, allocated once per batch."""
+    """Scratch for z4_product (and its twin), allocated once per batch."""
+    cells = (MAX_LEN + 1) * (MAX_LEN + 1)
     return (np.zeros(MAX_LEN + 1, dtype=np.int64), np.zeros(MAX_LEN + 1, dtype=np.int64),
             np.zeros(MAX_LEN + 2, dtype=np.int64), np.zeros(MAX_LEN + 2, dtype=np.int64),
-            np.zeros((MAX_LEN + 2, MAX_LEN + 2), dtype=np.int64), np.zeros((MAX_LEN + 1) * (MAX_LEN + 1), dtype=np.int64),
-            np.zeros(2 * MAX_LEN + 2, dtype=np.int64))
+            np.zeros((MAX_LEN + 2, MAX_LEN + 2), dtype=np.int64), np.zeros(cells, dtype=np.int64),
+            np.zeros(2 * MAX_LEN + 2, dtype=np.int64), np.zeros(2 * MAX_LEN + 2, dtype=np.int64),
+            np.zeros(cells, dtype=np.int64), np.zeros(cells, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _carries(a, b):
+    """Carries in adding a and b in base 2: the 2-adic valuation of C(a + b, a) (Kummer)."""
+    return popcount(a) + popcount(b) - popcount(a + b)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, binom, out, hits):
+    """out[index(T)] += the coefficient of the Milnor matrix (x with first column rem_row, first row rem_col): the
+    product of its anti-diagonals' multinomials, mod 4. A nonempty `hits` lists (after its count, hits[0]) each index
+    it makes nonzero, so that a caller reads back a product without scanning the whole degree."""
+    coef = 1
+    tlen = 0
+    for d in range(1, m + k + 1):
+        total = 0
+        for i2 in range(max(0, d - k), min(d, m) + 1):
+            j2 = d - i2
+            v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
+            total += v
+            coef = coef * binom[total, v] % 4
+        t[d - 1] = total
+        if total:
+            tlen = d
+        if coef == 0:
+            return
+    idx = rank_of(t, tlen, deg, g, index_map, map_offset, 0)
+    if hits.shape[0] and out[idx] == 0 and hits[0] >= 0:
+        if hits[0] + 1 < hits.shape[0]:
+            hits[0] += 1
+            hits[hits[0]] = idx
+        else:
+            hits[0] = -1  # full (an index that went back to 0 is listed again): the caller scans the degree
+    out[idx] = (out[idx] + coef) % 4
 
 
 @njit(cache=True, nogil=True)
-def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
-    """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4, for every Milnor matrix."""
-    r, s, rem_row, rem_col, x, val, t = ws
+def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws, hits):
+    """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4; returns how many Milnor matrices
+    it reached (`hits` as in _add_matrix: empty for none).
+
+    A matrix's coefficient has 2-adic valuation the number of carries in adding up each anti-diagonal (Kummer), and
+    carries only accumulate as entries join their anti-diagonals: a partial matrix with two carries has no
+    completion that is nonzero mod 4, and is cut there. Cells are placed in row order, values from 0 up; the first
+    column's entry x_i0 (what is left of r_i) joins after its row's last cell, the first row's x_0j (what is left of
+    s_j) after its column's last cell. z4_product_all, which reaches every matrix, is the twin."""
+    r, s, rem_row, rem_col, x, val, t, dsum, cells, carry_at = ws
+    m = unpack_into(r_word, r, 0)
+    k = unpack_into(s_word, s, 0)
+    for n in range(m + k + 1):
+        dsum[n] = 0
+    carries = 0
+    for i in range(1, m + 1):
+        rem_row[i] = r[i - 1]
+        if (r[i - 1] >> 1) == 0 or k == 0:  # no cell in row i: x_i0 = r_i from the start
+            carries += _carries(dsum[i], r[i - 1])
+            dsum[i] += r[i - 1]
+    for j in range(1, k + 1):
+        rem_col[j] = s[j - 1]
+        if s[j - 1] == 0 or m == 0 or (r[:m].max() >> j) == 0:  # no cell in column j
+            carries += _carries(dsum[j], s[j - 1])
+            dsum[j] += s[j - 1]
+    if carries >= 2:
+        return 0
+    ncell = 0
+    for i in range(1, m + 1):
+        for j in range(1, k + 1):
+            x[i, j] = 0
+            if s[j - 1] > 0 and (r[i - 1] >> j) > 0:  # the other cells can only be 0
+                cells[ncell] = (i << 8) | (j << 2)
+                ncell += 1
+    seen_rows = 0
+    seen_cols = 0
+    for c in range(ncell - 1, -1, -1):
+        i, j = cells[c] >> 8, (cells[c] >> 2) & 63
+        if not (seen_rows >> i) & 1:
+            cells[c] |= 1  # the last cell of its row
+            seen_rows |= 1 << i
+        if not (seen_cols >> j) & 1:
+            cells[c] |= 2  # the last cell of its column
+            seen_cols |= 1 << j
+    reached = 0
+    c = 0
+    start = 0
+    while True:
+        if c == ncell:
+            reached += 1
+            _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, binom, out, hits)
+            if ncell == 0:
+                break
+            c -= 1
+            start = -1  # resume cell c after its current value
+        cell = cells[c]
+        i, j = cell >> 8, (cell >> 2) & 63
+        n = i + j
+        if start < 0:  # take back cell c's value (and the first row's and column's entries it made final)
+            v = val[c]
+            if cell & 2:
+                dsum[j] -= rem_col[j]
+            if cell & 1:
+                dsum[i] -= rem_row[i]
+            rem_row[i] += v << j
+            rem_col[j] += v
+            dsum[n] -= v
+            x[i, j] = 0
+            carries = carry_at[c]
+            start = v + 1
+        top = min(rem_col[j], rem_row[i] >> j)
+        v = start
+        more = 0
+        while v <= top:
+            more = _carries(dsum[n], v)
+            if carries + more < 2 and cell & 3:
+                dsum[n] += v
+                xi = rem_row[i] - (v << j)
+                if cell & 1:
+                    more += _carries(dsum[i], xi)
+                if carries + more < 2 and cell & 2:
+                    more += _carries(dsum[j] + (xi if (cell & 1) and i == j else 0), rem_col[j] - v)
+                dsum[n] -= v
+            if carries + more < 2:
+                break
+            v += 1
+        if v <= top:
+            carry_at[c] = carries
+            carries += more
+            val[c] = v
+            x[i, j] = v
+            rem_row[i] -= v << j
+            rem_col[j] -= v
+            dsum[n] += v
+            if cell & 1:
+                dsum[i] += rem_row[i]
+            if cell & 2:
+                dsum[j] += rem_col[j]
+            c += 1
+            start = 0
+        else:
+            if c == 0:
+                break
+            c -= 1
+            start = -1
+    return reached
+
+
+@njit(cache=True, nogil=True)
+def z4_product_all(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
+    """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4, for every Milnor matrix; returns how
+    many matrices it reached (all of them): the twin of z4_product."""
+    r, s, rem_row, rem_col, x, val, t = ws[:7]
     m = unpack_into(r_word, r, 0)
     k = unpack_into(s_word, s, 0)
     for i in range(1, m + 1):
@@ -62,6 +209,7 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
     level = 0
     if cells:
         val[0] = -1
+    reached = 0
     while True:
         if cells:
             i = level // k + 1
@@ -84,25 +232,11 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
                 level += 1
                 val[level] = -1
                 continue
-        coef = 1
-        tlen = 0
-        for d in range(1, m + k + 1):
-            total = 0
-            for i2 in range(max(0, d - k), min(d, m) + 1):
-                j2 = d - i2
-                v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
-                total += v
-                coef = coef * binom[total, v] % 4
-            t[d - 1] = total
-            if total:
-                tlen = d
-            if coef == 0:
-                break
-        if coef:
-            idx = rank_of(t, tlen, deg, g, index_map, map_offset, 0)
-            out[idx] = (out[idx] + coef) % 4
+        reached += 1
+        _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, binom, out, t[:0])
         if not cells:
             break
+    return reached
 
 
 @dataclass
@@ -146,13 +280,13 @@ class PairAlgebra:
         return multiply(self.basis, r, s).astype(np.uint8)
 
     def sigma_product(self, r: tuple[int, ...], s: tuple[int, ...]) -> Element:
-        """sigma(Sq R) sigma(Sq S) (REFERENCE-SECONDARY 2.2)."""
+        """sigma(Sq R) sigma(Sq S) (REFERENCE-SECONDARY 2.2), its Z/4 part from every Milnor matrix (the twin)."""
         b = self.basis
         d = degree(r) + degree(s)
         b.extend(d + 1)
         out = self.zero(d)
-        z4_product(np.uint64(pack(r)), np.uint64(pack(s)), d, b.rank_g, b.index_map, b.index_map_offset,
-                    binomials_mod4(), out.z4, z4_workspace())
+        z4_product_all(np.uint64(pack(r)), np.uint64(pack(s)), d, b.rank_g, b.index_map, b.index_map_offset,
+                       binomials_mod4(), out.z4, z4_workspace())
         rr = list(r)
         for k in range(len(s)):
             if s[k] < 1:
@@ -239,13 +373,14 @@ def _trim(r: list[int] | tuple[int, ...]) -> tuple[int, ...]:
 def z4_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, g, index_map, map_offset,
              binom):
     """out[i, term_col + index(T)] += the Z/4 coefficient of Sq(T) in sigma(row_r[i]) sigma(term_s), for every
-    term of row i's list (out: int8 rows, values kept mod 4)."""
+    term of row i's list (out: int8 rows, values kept mod 4), reaching every Milnor matrix: the twin of the kept
+    products (algebra.z4_memo), which enumerate with z4_product."""
     ws = z4_workspace()
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for q in range(term_start[lst], term_start[lst + 1]):
-            z4_product(row_r[i], term_s[q], row_deg[i] + term_sdeg[q], g, index_map, map_offset, binom,
-                        out[i, term_col[q]:], ws)
+            z4_product_all(row_r[i], term_s[q], row_deg[i] + term_sdeg[q], g, index_map, map_offset, binom,
+                           out[i, term_col[q]:], ws)
 
 
 @njit(cache=True, nogil=True)

@@ -3,7 +3,8 @@
 The composites of a secondary lift multiply every middle basis element Sq(R) y by every term Sq(S) z of d(y),
 and the same pairs recur for other generators y and other filtrations: the d2 lift of S_2 through stem 70, s <= 20,
 makes 2.07 million such products of 0.61 million distinct pairs, of 3.75 terms each on average. Enumerating the
-Milnor matrices of a product costs about a microsecond; reading its kept terms, a hash probe and a few additions.
+Milnor matrices of a product (z4_product, cut at two carries) costs more than reading its kept terms, a hash probe
+and a few additions: that lift took 7.5-8.5 s with them kept against 9.3-10.1 s without.
 Whole tables (every R of a degree at once, as algebra.product_tables keeps for mod-2 products) were tried: filling
 them cost more than they saved, because most of their rows are never read.
 
@@ -54,6 +55,7 @@ def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, t
     Also returns how many products it enumerated, and how many it made."""
     ws = z4_workspace()
     scratch = np.zeros(out.shape[1], dtype=np.int8)
+    hits = np.zeros(MAX_KEPT_DIM + 1, dtype=np.int64)
     bound = 0
     for i in range(row_r.shape[0]):
         bound += term_start[row_terms[i] + 1] - term_start[row_terms[i]]
@@ -83,11 +85,14 @@ def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, t
             deg = row_deg[i] + term_sdeg[q]
             too_large = deg + 1 >= flat_offset.shape[0] or flat_offset[deg + 1] - flat_offset[deg] >= MAX_KEPT_DIM
             if not collect or too_large:
-                z4_product(r, s, deg, g, index_map, map_offset, binom, out[i, col:], ws)
+                z4_product(r, s, deg, g, index_map, map_offset, binom, out[i, col:], ws, hits[:0])
                 continue
-            z4_product(r, s, deg, g, index_map, map_offset, binom, scratch, ws)
+            hits[0] = 0
+            z4_product(r, s, deg, g, index_map, map_offset, binom, scratch, ws, hits)
             first = used
-            for k in range(flat_offset[deg + 1] - flat_offset[deg]):
+            listed = hits[0] >= 0
+            for h in range(hits[0] if listed else flat_offset[deg + 1] - flat_offset[deg]):
+                k = hits[h + 1] if listed else h
                 c = scratch[k]
                 if c == 0:
                     continue

@@ -1,10 +1,10 @@
-"""Single-word bit primitives for the kernels: pext/pdep (the column moves in `masked`) and ctz (walking the set
-bits of a word, in `m4ri`).
+"""Single-word bit primitives for the kernels: pext/pdep (the column moves in `masked`), ctz (walking the set
+bits of a word, in `m4ri`) and popcount (counting carries, in the pair algebra's Z/4 products).
 
 pext/pdep: on x86 with BMI2 single instructions (called through LLVM intrinsics); elsewhere a loop over the set
 bits of the mask does the same. The choice is made once at import from the host CPU's features (numba compiles
 for the host CPU too, and its cache is keyed by CPU). Both versions stay importable so tests compare them.
-ctz is LLVM's portable cttz intrinsic (one instruction where the CPU has one).
+ctz and popcount are LLVM's portable cttz and ctpop intrinsics (one instruction where the CPU has one).
 """
 from __future__ import annotations
 
@@ -59,6 +59,22 @@ def _cttz(typingctx, x):
 def ctz(x):
     """Index of the lowest set bit of x (64 for x = 0)."""
     return np.int64(_cttz(np.uint64(x)))
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    def codegen(context, builder, signature, args):
+        i64 = ir.IntType(64)
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(i64, [i64]), "llvm.ctpop.i64")
+        return builder.call(fn, args)
+
+    return types.uint64(types.uint64), codegen
+
+
+@njit(cache=True, nogil=True)
+def popcount(x):
+    """Number of set bits of x (a nonnegative integer below 2^64)."""
+    return np.int64(_ctpop(np.uint64(x)))
 
 
 def _bmi2_intrinsic(name: str):

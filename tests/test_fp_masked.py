@@ -1,4 +1,4 @@
-"""Column moves between a full basis and a sub-basis against a plain numpy loop twin; pext/pdep twins, ctz."""
+"""Column moves between a full basis and a sub-basis against a plain numpy loop twin; pext/pdep twins, ctz, popcount."""
 from __future__ import annotations
 
 import numpy as np
@@ -105,6 +105,14 @@ def test_ctz(rng: np.random.Generator) -> None:
         if x:
             assert bits.ctz(x) == (int(x) & -int(x)).bit_length() - 1
     assert bits.ctz(np.uint64(0)) == 64 and bits.ctz(np.uint64(1) << np.uint64(63)) == 63
+
+
+def test_popcount(rng: np.random.Generator) -> None:
+    xs = rng.integers(0, np.iinfo(np.uint64).max, 2000, dtype=np.uint64, endpoint=True)
+    xs >>= rng.integers(0, 64, 2000).astype(np.uint64)
+    for x in xs:
+        assert bits.popcount(x) == int(x).bit_count()
+    assert bits.popcount(np.uint64(0)) == 0 and bits.popcount(np.iinfo(np.uint64).max) == 64
 
 
 def test_pext_by_hand() -> None:
