@@ -112,7 +112,7 @@ def test_popcount(rng: np.random.Generator) -> None:
     xs >>= rng.integers(0, 64, 2000).astype(np.uint64)
     for x in xs:
         assert bits.popcount(x) == int(x).bit_count()
-    assert bits.popcount(np.uint64(0)) == 0 and bits.popcount(np.iinfo(np.uint64).max) == 64
+    assert bits.popcount(np.uint64(0)) == 0 and bits.popcount(np.uint64(np.iinfo(np.uint64).max)) == 64
 
 
 def test_pext_by_hand() -> None:
