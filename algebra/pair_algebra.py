@@ -98,28 +98,16 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws, hi
     r, s, rem_row, rem_col, x, val, t, dsum, cells, carry_at = ws
     m = unpack_into(r_word, r, 0)
     k = unpack_into(s_word, s, 0)
-    for n in range(m + k + 1):
-        dsum[n] = 0
-    carries = 0
-    for i in range(1, m + 1):
-        rem_row[i] = r[i - 1]
-        if (r[i - 1] >> 1) == 0 or k == 0:  # no cell in row i: x_i0 = r_i from the start
-            carries += _carries(dsum[i], r[i - 1])
-            dsum[i] += r[i - 1]
-    for j in range(1, k + 1):
-        rem_col[j] = s[j - 1]
-        if s[j - 1] == 0 or m == 0 or (r[:m].max() >> j) == 0:  # no cell in column j
-            carries += _carries(dsum[j], s[j - 1])
-            dsum[j] += s[j - 1]
-    if carries >= 2:
-        return 0
     ncell = 0
     for i in range(1, m + 1):
+        rem_row[i] = r[i - 1]
         for j in range(1, k + 1):
             x[i, j] = 0
             if s[j - 1] > 0 and (r[i - 1] >> j) > 0:  # the other cells can only be 0
                 cells[ncell] = (i << 8) | (j << 2)
                 ncell += 1
+    for j in range(1, k + 1):
+        rem_col[j] = s[j - 1]
     seen_rows = 0
     seen_cols = 0
     for c in range(ncell - 1, -1, -1):
@@ -130,6 +118,19 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws, hi
         if not (seen_cols >> j) & 1:
             cells[c] |= 2  # the last cell of its column
             seen_cols |= 1 << j
+    for n in range(m + k + 1):
+        dsum[n] = 0
+    carries = 0  # a row or column without cells has its x_i0 = r_i or x_0j = s_j from the start
+    for i in range(1, m + 1):
+        if not (seen_rows >> i) & 1:
+            carries += _carries(dsum[i], r[i - 1])
+            dsum[i] += r[i - 1]
+    for j in range(1, k + 1):
+        if not (seen_cols >> j) & 1:
+            carries += _carries(dsum[j], s[j - 1])
+            dsum[j] += s[j - 1]
+    if carries >= 2:
+        return 0
     reached = 0
     c = 0
     start = 0
@@ -160,15 +161,12 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws, hi
         v = start
         more = 0
         while v <= top:
-            more = _carries(dsum[n], v)
-            if carries + more < 2 and cell & 3:
-                dsum[n] += v
-                xi = rem_row[i] - (v << j)
-                if cell & 1:
-                    more += _carries(dsum[i], xi)
-                if carries + more < 2 and cell & 2:
-                    more += _carries(dsum[j] + (xi if (cell & 1) and i == j else 0), rem_col[j] - v)
-                dsum[n] -= v
+            more = _carries(dsum[n], v)  # then x_i0 and x_0j as they become final (anti-diagonals i, j < n)
+            xi = rem_row[i] - (v << j)
+            if carries + more < 2 and cell & 1:
+                more += _carries(dsum[i], xi)
+            if carries + more < 2 and cell & 2:
+                more += _carries(dsum[j] + (xi if (cell & 1) and i == j else 0), rem_col[j] - v)
             if carries + more < 2:
                 break
             v += 1
@@ -468,10 +466,7 @@ def row_words(bits, degs, flat, flat_offset):
     count = 0
     for i in range(bits.shape[0]):
         for w in range(bits.shape[1]):
-            x = bits[i, w]
-            while x != 0:
-                count += 1
-                x &= x - np.uint64(1)
+            count += popcount(bits[i, w])
     out = np.empty(count, dtype=np.uint64)
     owner = np.empty(count, dtype=np.int64)
     count = 0

@@ -55,7 +55,7 @@ def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, t
     Also returns how many products it enumerated, and how many it made."""
     ws = z4_workspace()
     scratch = np.zeros(out.shape[1], dtype=np.int8)
-    hits = np.zeros(MAX_KEPT_DIM + 1, dtype=np.int64)
+    hits = np.empty(MAX_KEPT_DIM + 1, dtype=np.int64)  # hits[0] is set before each use
     bound = 0
     for i in range(row_r.shape[0]):
         bound += term_start[row_terms[i] + 1] - term_start[row_terms[i]]

@@ -72,7 +72,7 @@ def test_a_of_a_square_is_zero(pair: PairAlgebra) -> None:
 
 def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
     """z4_product (cut at two carries) = z4_product_all (every Milnor matrix) on fresh random pairs up to degree 100,
-    and it lists what it makes nonzero; it reaches under half the matrices (fails if the cut is taken out)."""
+    and it lists what it makes nonzero; it reaches under a quarter of the matrices (fails if the cut is loosened)."""
     basis = MilnorBasis()
     basis.extend(201)
     binom, ws = binomials_mod4(), z4_workspace()
@@ -96,7 +96,7 @@ def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
             z4_product(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, binom, np.zeros_like(cut), ws,
                        short)
             assert short[0] == -1
-    assert reached["cut"] < reached["all"] / 2, reached
+    assert reached["cut"] < reached["all"] / 4, reached
 
 
 def lifted(module: str, algorithm: str = "standard", stem: int = 30, max_s: int = 7, threads: int = 1):
