@@ -11,7 +11,8 @@ without edits is a condition the tests must pass under (pytest started with SIGI
 
 First the unmutated copy runs every test file named below; tests failing there are reported and deselected.
 The runs share one fresh NUMBA_CACHE_DIR and one copy path, so only kernels whose sources a mutant changes
-recompile (fp.kernel_cache keys compiled kernels by a hash of the fp and algebra sources).
+recompile (fp.kernel_cache keys compiled kernels by a hash of the fp and algebra sources, their place and times;
+copytree keeps the times).
 """
 from __future__ import annotations
 

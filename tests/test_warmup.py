@@ -31,6 +31,23 @@ def test_started_once_per_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert not warmup.start() and len(started) == 1
 
 
+def test_the_cache_is_keyed_by_where_the_sources_are_and_when_they_changed(tmp_path: Path) -> None:
+    """Two copies of the same sources, or one copy touched (a reinstallation), get caches of their own: numba
+    calls the other's entries stale, so markers shared with them would skip the helper for nothing."""
+    for copy in ("a", "b"):
+        for pkg in ("fp", "algebra"):
+            (tmp_path / copy / pkg).mkdir(parents=True)
+            (tmp_path / copy / pkg / "k.py").write_text("x = 1\n")
+            os.utime(tmp_path / copy / pkg / "k.py", ns=(10**18, 10**18))
+    a, b = kernel_cache.source_hash(tmp_path / "a"), kernel_cache.source_hash(tmp_path / "b")
+    assert a == kernel_cache.source_hash(tmp_path / "a") and a != b
+    os.utime(tmp_path / "a" / "fp" / "k.py", ns=(10**18 + 1, 10**18 + 1))
+    assert kernel_cache.source_hash(tmp_path / "a") != a
+    (tmp_path / "b" / "algebra" / "k.py").write_text("x = 2\n")
+    os.utime(tmp_path / "b" / "algebra" / "k.py", ns=(10**18, 10**18))
+    assert kernel_cache.source_hash(tmp_path / "b") != b
+
+
 def test_a_resolution_loads_what_the_helper_compiled(tmp_path: Path) -> None:
     """Structural: after the helper ran on an empty cache, a resolution takes the column moves and the matrix
     product from the cache (numba's cache hits), compiling none of them (a helper compiling other argument types
