@@ -101,7 +101,7 @@ class FreeMap:
         end = int(term_start[min(ngens, len(term_start) - 1)])
         owner = np.repeat(np.arange(len(term_start) - 1), np.diff(term_start))[:end]
         n = t - self.source.gen_degrees[owner]
-        snap, tids = tables_for(self.source.algebra).for_terms(term_s[:end], n, term_sdeg[:end])
+        snap, tids = tables_for(self.source.algebra).ensure_keys(term_s[:end], n, term_sdeg[:end])
         return TermTables(t, snap, tids)
 
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,

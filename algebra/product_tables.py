@@ -27,6 +27,7 @@ from fp.bits import ctz
 
 #: Default byte budget of one basis's tables (NASSAU_PRODUCT_TABLES_MB overrides; 0 turns tables off).
 DEFAULT_BUDGET_MB = 1024
+_NO_TIDS = np.zeros(0, dtype=np.int64)  # ensure's answer when the batch kernel is to look tables up itself
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no packed word has every field at its maximum in a real degree
 _N_MASK = np.uint64(0xFFFF)
 _SHIFT = FIELD_SHIFT.copy()
@@ -144,32 +145,43 @@ def _block_keys(row_deg, row_terms, term_start, term_s, term_sdeg):
 
 
 @njit(cache=True, nogil=True)
-def _missing(s_words, n_degs, s_degs, keys, ntables, flat_offset):
-    """The keys (S, deg R) among these with no table yet, each once. Products landing in a degree too large for
-    16-bit ranks, or beyond the basis's tables (a negative deg R: no rows), are left to the enumeration."""
+def _key_tables(s_words, n_degs, s_degs, keys, ntables, flat_offset):
+    """What lookup answers for each key (S, deg R), and the keys among them with no table yet, each once.
+
+    Products landing in a degree too large for 16-bit ranks, or beyond the basis's tables (a negative deg R: no
+    rows), are left to the enumeration (-1, not missing). The answers go to the batch kernel, which then looks up
+    nothing: one lookup per key instead of two (S_2's d2 lift through stem 70 looks up 16 million keys)."""
     count = s_words.shape[0]
-    out_s = np.empty(count, dtype=np.uint64)
-    out_n = np.empty(count, dtype=np.int64)
-    cap = 16
-    while cap < 2 * count:
-        cap *= 2
-    seen = np.zeros((cap, 2), dtype=np.uint64)  # the keys found so far, hashed like the tables' own
-    seen[:, 0] = _EMPTY
-    found = 0
+    tids = np.full(count, -1, dtype=np.int64)
+    wanted = np.zeros(count, dtype=np.bool_)
+    absent = 0
     for q in range(count):
         n = n_degs[q]
         d = n + s_degs[q]
         if n < 0 or d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > MAX_RANKED:
             continue
-        if lookup(keys, s_words[q], n, ntables) == -1:
-            at = _slot(seen, s_words[q], n)
+        tids[q] = lookup(keys, s_words[q], n, ntables)
+        if tids[q] == -1:
+            wanted[q] = True
+            absent += 1
+    cap = 16
+    while cap < 2 * absent:
+        cap *= 2
+    seen = np.empty((cap, 2), dtype=np.uint64)  # the missing keys found so far, hashed like the tables' own
+    seen[:, 0] = _EMPTY
+    out_s = np.empty(absent, dtype=np.uint64)
+    out_n = np.empty(absent, dtype=np.int64)
+    found = 0
+    for q in range(count):
+        if wanted[q]:
+            at = _slot(seen, s_words[q], n_degs[q])
             if seen[at, 0] == _EMPTY:
-                seen[at, 1] = np.uint64(n)
+                seen[at, 1] = np.uint64(n_degs[q])
                 seen[at, 0] = s_words[q]
                 out_s[found] = s_words[q]
-                out_n[found] = n
+                out_n[found] = n_degs[q]
                 found += 1
-    return out_s[:found], out_n[:found]
+    return tids, out_s[:found], out_n[:found]
 
 
 @njit(cache=True, nogil=True)
@@ -436,38 +448,42 @@ class ProductTables:
     def snapshot(self) -> Snapshot:
         return self._snap
 
-    def ensure(self, row_deg, row_terms, term_start, term_s, term_sdeg) -> Snapshot:
-        """Make the tables this batch needs and does not have (while the budget lasts); return a snapshot."""
-        if self._full or len(row_deg) == 0 or _deferred():
-            return self._snap
+    def _nothing_to_find(self) -> bool:
+        """No tables to make or read (tables off), or none to make yet (the helper is compiling this module's
+        kernels): the batch kernel looks up what there is itself."""
+        return _deferred() or (self._full and self._snap.ntables == 0)
+
+    def ensure(self, row_deg, row_terms, term_start, term_s, term_sdeg) -> tuple[Snapshot, np.ndarray]:
+        """Make the tables this batch needs and does not have (while the budget lasts); return a snapshot and the
+        table of every term of every run of rows (the batch kernel's walk order, see _block_keys) in it."""
+        if self._nothing_to_find():
+            return self._snap, _NO_TIDS
         return self.ensure_keys(*_block_keys(row_deg, row_terms, term_start, term_s, term_sdeg))
 
-    def ensure_keys(self, s_words, n_degs, s_degs) -> Snapshot:
-        """Make the tables of these keys (S, deg R; deg S beside) that are missing, while the budget lasts."""
+    def ensure_keys(self, s_words, n_degs, s_degs) -> tuple[Snapshot, np.ndarray]:
+        """Make the tables of these keys (S, deg R; deg S beside) that are missing, while the budget lasts; return
+        a snapshot and each key's table in it (-1: enumerate, NOT_KEPT: too large to keep; no entries at all when
+        there is nothing to find)."""
         snap = self._snap
-        if self._full or len(s_words) == 0 or _deferred():
-            return snap
+        if self._nothing_to_find():
+            return snap, _NO_TIDS
         basis = self.basis
-        miss_s, miss_n = _missing(s_words, n_degs, s_degs, snap.keys, snap.ntables, basis.flat_offset)
-        if len(miss_s) == 0:
-            return snap
+        tids, miss_s, miss_n = _key_tables(s_words, n_degs, s_degs, snap.keys, snap.ntables, basis.flat_offset)
+        if len(miss_s) == 0 or self._full:
+            return snap, tids
         new_s, new_n = self._claim(miss_s, miss_n)
-        if len(new_s) == 0:
-            return self._snap
-        try:
-            made = _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
-                         basis.rank_g, basis.index_map, basis.index_map_offset)
-            self._add(new_s, new_n, *made)
-        finally:
-            with self._lock:
-                self._filling.difference_update(zip(new_s.tolist(), new_n.tolist()))
-        return self._snap
-
-    def for_terms(self, s_words, n_degs, s_degs) -> tuple[Snapshot, np.ndarray]:
-        """Tables for a fixed list of terms (each with its deg R; negative: unused): a snapshot, and each term's
-        table in it (-1: enumerate). A caller building many batches over one degree looks them up once."""
-        snap = self.ensure_keys(s_words, n_degs, s_degs)
-        return snap, _tables_of(snap.keys, snap.ntables, s_words, n_degs)
+        if len(new_s):
+            try:
+                made = _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
+                             basis.rank_g, basis.index_map, basis.index_map_offset)
+                self._add(new_s, new_n, *made)
+            finally:
+                with self._lock:
+                    self._filling.difference_update(zip(new_s.tolist(), new_n.tolist()))
+        snap = self._snap
+        again = np.nonzero(tids == -1)[0]
+        tids[again] = _tables_of(snap.keys, snap.ntables, s_words[again], n_degs[again])
+        return snap, tids
 
     def _claim(self, new_s, new_n):
         """The keys this thread is to make: those nobody has made or is making now. A batch meeting a key that

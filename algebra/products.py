@@ -35,9 +35,9 @@ from algebra.ppart import degree, pack
 from algebra.product_tables import Snapshot, lookup, run_end, tables_for
 
 #: Test hook: how many compiled batch calls and products (terms enumerated, see product_into) have run (a revert to
-#: per-row Python shows here), how many (row, term) pairs were read from product tables, and how many batches the
-#: GPU backend took.
-COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "device_batches": 0}
+#: per-row Python shows here), how many (row, term) pairs were read from product tables, how many tables the batch
+#: kernel looked up itself, and how many batches the GPU backend took.
+COUNTERS = {"batch_calls": 0, "products": 0, "table_pairs": 0, "table_lookups": 0, "device_batches": 0}
 #: An empty index array: no row_out (each row to its own), no term tables (look them up).
 _NONE = np.zeros(0, dtype=np.int64)
 #: Batches of fewer (row, term) pairs make no product tables (see _worth_tables).
@@ -90,14 +90,15 @@ class TermTables:
 
 
 @njit(cache=True, nogil=True)
-def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, row_out, term_tid, g,
-                  index_map, map_offset, col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
+def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, row_out, term_tid, key_tid,
+                  g, index_map, map_offset, col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
     """Every product of the batch XOR-ed into out: read from its table where the snapshot has one
     (algebra.product_tables), else enumerated (product_into, pruned by forbid). An empty snapshot enumerates all.
 
-    Rows are taken in runs of equal (term list, degree of R), so each term's table is looked up once a run, or
-    read from term_tid (tables for these terms found once for many batches; empty: look up). Row r lands in
-    out[row_out[r]] (out[r] when row_out is empty). Returns (terms enumerated, pairs read from tables)."""
+    Rows are taken in runs of equal (term list, degree of R), so each term's table is found once a run: read from
+    key_tid (one entry per term of each run in this order, from ProductTables.ensure), else from term_tid (tables
+    for these terms found once for many batches), else looked up (if the snapshot has tables). Row r lands in out[row_out[r]] (out[r] when
+    row_out is empty). Returns (terms enumerated, pairs read from tables, tables looked up here)."""
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     nrows = row_r.shape[0]
     rank = np.empty(nrows, dtype=np.int64)
@@ -108,6 +109,8 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
     base_res = np.empty(term_s.shape[0], dtype=np.int64)
     made = 0
     hits = 0
+    looked = 0
+    walked = 0
     i = 0
     while i < nrows:
         lst = row_terms[i]
@@ -115,7 +118,16 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
         j = run_end(row_terms, row_deg, i)
         q0, q1 = term_start[lst], term_start[lst + 1]
         for q in range(q0, q1):
-            tid = term_tid[q] if q < term_tid.shape[0] else lookup(keys, term_s[q], n, ntables)
+            if key_tid.shape[0]:
+                tid = key_tid[walked]
+                walked += 1
+            elif q < term_tid.shape[0]:
+                tid = term_tid[q]
+            elif ntables == 0:
+                tid = -1
+            else:
+                tid = lookup(keys, term_s[q], n, ntables)
+                looked += 1
             base_rows[q] = tab_rows[tid] if tid >= 0 else -1
             base_res[q] = tab_res[tid] if tid >= 0 else -1
         # Row by row: the row's words stay in cache while every term lands in it, and each table is read in
@@ -133,7 +145,7 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
                     flip(out, dest, col0 + np.int64(ranks[k]), col_map)
                 hits += 1
         i = j
-    return made, hits
+    return made, hits, looked
 
 
 def _worth_tables(batch: ProductBatch) -> bool:
@@ -162,21 +174,25 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
         return
 
     def on_cpu(target: np.ndarray) -> None:
+        keyed = tids = _NONE
         if tables is None:
             found = tables_for(basis)
-            snap = found.ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg) \
-                if _worth_tables(batch) else found.snapshot()
-            tids = _NONE
+            if _worth_tables(batch):
+                snap, keyed = found.ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
+                                           batch.term_sdeg)
+            else:
+                snap = found.snapshot()
         else:
             snap, tids = tables.snapshot, tables.tids
-        made, hits = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
-                                   batch.term_s, batch.term_sdeg, batch.term_col,
-                                   _NONE if batch.row_out is None else batch.row_out, tids, basis.rank_g,
-                                   basis.index_map, basis.index_map_offset, cmap,
-                                   NO_FORBID if forbid is None else forbid, *snap)
+        made, hits, looked = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
+                                           batch.term_s, batch.term_sdeg, batch.term_col,
+                                           _NONE if batch.row_out is None else batch.row_out, tids, keyed,
+                                           basis.rank_g, basis.index_map, basis.index_map_offset, cmap,
+                                           NO_FORBID if forbid is None else forbid, *snap)
         COUNTERS["batch_calls"] += 1
         COUNTERS["products"] += int(made)
         COUNTERS["table_pairs"] += int(hits)
+        COUNTERS["table_lookups"] += int(looked)
 
     if batch.row_out is not None or not _on_device(out, batch, basis, col_map, on_cpu):
         on_cpu(out)

@@ -97,6 +97,26 @@ def test_a_batch_met_again_enumerates_nothing(rng: np.random.Generator) -> None:
     assert basis._product_tables.counts["tables"] == tables  # nothing new to make
 
 
+def test_the_kernel_looks_up_no_table_that_ensure_found(rng: np.random.Generator) -> None:
+    """Structural: a batch whose tables ProductTables.ensure found (made now or earlier) is handed each one, so the
+    batch kernel looks up none itself (a revert to two lookups per key shows as lookups here), nor with the tables
+    off; for a batch too small to find them the kernel looks them up. The bits are the same every way."""
+    basis, off = fresh("A", 1 << 30), fresh("A", 0)
+    batch, ncols = random_batch(rng, basis, rows=400, lists=30, top=40)
+    outs = []
+    for which in (basis, basis, off):
+        before = products.COUNTERS["table_lookups"]
+        outs.append(np.zeros((400, (ncols + 63) // 64), dtype=np.uint64))
+        run_batch(outs[-1], batch, which)
+        assert products.COUNTERS["table_lookups"] == before
+    assert all(np.array_equal(out, outs[2]) for out in outs)
+    small = dataclasses.replace(batch, row_r=batch.row_r[:1], row_deg=batch.row_deg[:1], row_terms=batch.row_terms[:1])
+    before = products.COUNTERS["table_lookups"]
+    run_batch(np.zeros((1, (ncols + 63) // 64), dtype=np.uint64), small, basis)
+    terms = int(small.term_start[small.row_terms[0] + 1] - small.term_start[small.row_terms[0]])
+    assert products.COUNTERS["table_lookups"] - before == terms > 0
+
+
 def test_a_small_batch_makes_no_tables_but_reads_those_there_are(rng: np.random.Generator) -> None:
     """Below products.SMALL_BATCH (row, term) pairs a batch skips finding and making tables (a revert shows as
     tables made), gives the enumeration's bits, and reads the tables a larger batch made (table pairs)."""

@@ -65,12 +65,12 @@ from fp import masked, matmul
 resolve(load_module("S_2"), Region(max_s=8, min_degree=0, max_stem=20), "nassau", 1)
 print(json.dumps({k.py_func.__name__: [len(k.stats.cache_hits), len(k.stats.cache_misses)]
                   for k in (masked._gather_sorted, masked._scatter_sorted, matmul._addmul_rows,
-                            product_tables._missing, product_tables._fill)}))
+                            product_tables._key_tables, product_tables._fill)}))
 """
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True, timeout=300,
                          capture_output=True, text=True)
     stats = json.loads(out.stdout.strip().splitlines()[-1])
-    assert stats == {"_gather_sorted": [1, 0], "_scatter_sorted": [1, 0], "_addmul_rows": [1, 0], "_missing": [1, 0],
+    assert stats == {"_gather_sorted": [1, 0], "_scatter_sorted": [1, 0], "_addmul_rows": [1, 0], "_key_tables": [1, 0],
                      "_fill": [1, 0]}, stats
 
 
