@@ -20,6 +20,7 @@ from numba import njit
 from algebra.milnor_basis import MilnorBasis
 from algebra.milnor_kernels import product_into, rank_of, unpack_into
 from algebra.ppart import FIELD_SHIFT, MAX_LEN, degree, pack
+from algebra.product_tables import run_end
 from algebra.products import multiply
 from fp.bits import ctz, popcount
 
@@ -383,54 +384,74 @@ def z4_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term
 
 @njit(cache=True, nogil=True)
 def y_products(row_r, row_deg, row_terms, term_start, term_s, term_sdeg, key_col, key_of):
-    """The Milnor products behind the Y-parts of sigma(row_r[i]) sigma(term_s), as a flat list: the product
-    Sq(R - 2^k e_n - 2^k e_m) Sq(S - e_{k+1}) goes to key (m + k, n + k), at column key_col[term, key] (-1: the
-    block is empty there; key_of[a, b] numbers the keys, a < b). Returns per product its row i, the left factor
-    and its degree, the right factor and its degree, and its column: an algebra.products batch (one row a
-    product) computes them all, from the product tables."""
-    r = np.zeros(MAX_LEN + 1, dtype=np.int64)
+    """The Milnor products behind the Y-parts of sigma(row_r[i]) sigma(term_s), as an algebra.products batch: the
+    product Sq(R - 2^k e_n - 2^k e_m) Sq(S - e_{k+1}) goes to key (m + k, n + k), at column key_col[term, key]
+    (-1: the block is empty there; key_of[a, b] numbers the keys, a < b).
+
+    Each (term, k, n, m) is a one-term list, and the rows i of a run (equal term list and degree) that have such a
+    product come one after the other: they share the list and the degree of their left factor, so the batch kernel
+    finds that product table once for all of them (one lookup per product made the d2 lift of S_2 through stem 70
+    look up 11 million keys). Returns per product its row i, left factor, its degree and its list; per list the
+    right factor, its degree and its column."""
+    rs = np.zeros((row_r.shape[0], MAX_LEN + 1), dtype=np.int64)
+    lens = np.empty(row_r.shape[0], dtype=np.int64)
+    for i in range(row_r.shape[0]):
+        lens[i] = unpack_into(row_r[i], rs[i], 0)
     s = np.zeros(MAX_LEN + 1, dtype=np.int64)
     count = 0
+    nlists = 0
     for sweep in range(2):  # count, then fill
         if sweep:
             rows = np.empty(count, dtype=np.int64)
             lefts = np.empty(count, dtype=np.uint64)
             left_deg = np.empty(count, dtype=np.int64)
-            rights = np.empty(count, dtype=np.uint64)
-            right_deg = np.empty(count, dtype=np.int64)
-            cols = np.empty(count, dtype=np.int64)
+            lists = np.empty(count, dtype=np.int64)
+            rights = np.empty(nlists, dtype=np.uint64)
+            right_deg = np.empty(nlists, dtype=np.int64)
+            cols = np.empty(nlists, dtype=np.int64)
             count = 0
-        for i in range(row_r.shape[0]):
-            m_len = unpack_into(row_r[i], r, 0)
-            lst = row_terms[i]
+            nlists = 0
+        i0 = 0
+        while i0 < row_r.shape[0]:
+            i1 = run_end(row_terms, row_deg, i0)
+            top = 0
+            for i in range(i0, i1):
+                top = max(top, lens[i])
+            lst = row_terms[i0]
             for q in range(term_start[lst], term_start[lst + 1]):
                 k_len = unpack_into(term_s[q], s, 0)
                 for k in range(k_len):
                     if s[k] < 1:
                         continue
-                    for n in range(1, m_len + 1):
-                        if r[n - 1] < (1 << k):
-                            continue
+                    unit = 1 << k
+                    for n in range(1, top + 1):
                         for m in range(0, n):
-                            if m and r[m - 1] < (1 << k):
-                                continue
                             col = key_col[q, key_of[m + k, n + k]]
                             if col < 0:
                                 continue
-                            if sweep:
-                                left = np.uint64(row_r[i]) - (np.uint64(1 << k) << np.uint64(_SHIFT[n - 1]))
-                                drop = ((1 << n) - 1) << k
-                                if m:
-                                    left -= np.uint64(1 << k) << np.uint64(_SHIFT[m - 1])
-                                    drop += ((1 << m) - 1) << k
-                                rows[count] = i
-                                lefts[count] = left
-                                left_deg[count] = row_deg[i] - drop
-                                rights[count] = np.uint64(term_s[q]) - (np.uint64(1) << np.uint64(_SHIFT[k]))
-                                right_deg[count] = term_sdeg[q] - ((2 << k) - 1)
-                                cols[count] = col
-                            count += 1
-    return rows, lefts, left_deg, rights, right_deg, cols
+                            first = count
+                            for i in range(i0, i1):
+                                if n > lens[i] or rs[i, n - 1] < unit or (m and rs[i, m - 1] < unit):
+                                    continue
+                                if sweep:
+                                    left = np.uint64(row_r[i]) - (np.uint64(unit) << np.uint64(_SHIFT[n - 1]))
+                                    drop = ((1 << n) - 1) << k
+                                    if m:
+                                        left -= np.uint64(unit) << np.uint64(_SHIFT[m - 1])
+                                        drop += ((1 << m) - 1) << k
+                                    rows[count] = i
+                                    lefts[count] = left
+                                    left_deg[count] = row_deg[i] - drop
+                                    lists[count] = nlists
+                                count += 1
+                            if count > first:
+                                if sweep:
+                                    rights[nlists] = np.uint64(term_s[q]) - (np.uint64(1) << np.uint64(_SHIFT[k]))
+                                    right_deg[nlists] = term_sdeg[q] - ((2 << k) - 1)
+                                    cols[nlists] = col
+                                nlists += 1
+            i0 = i1
+    return rows, lefts, left_deg, lists, rights, right_deg, cols
 
 
 @njit(cache=True, nogil=True)

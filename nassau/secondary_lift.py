@@ -78,6 +78,14 @@ class Composite:
             hit = self._terms[key] = (ws[bits], gens[bits], deg - low.gen_degrees[gens[bits]])
         return hit
 
+    def y_parts(self, low) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
+        """Every Y-part's key (k's, l's) and terms (as `part`), in the order of ys, computed once."""
+        hit = self._terms.get("ys")
+        if hit is None:
+            keys = np.array(list(self.ys), dtype=np.int64).reshape(-1, 2)
+            hit = self._terms["ys"] = (keys[:, 0].copy(), keys[:, 1].copy(), [self.part(key, low) for key in self.ys])
+        return hit
+
 
 class Composites:
     """The composites of a lift's generators, a bidegree at a time, kept; `twin` is the product-at-a-time version
@@ -177,12 +185,12 @@ class _YLayout:
         ys = np.zeros((nrows, words(self.width)), dtype=np.uint64)
         if self.keys:
             key_col = np.column_stack([off[batch.term_gen] for off in self.offsets])
-            rows, lefts, left_deg, rights, right_deg, cols = y_products(
+            rows, lefts, left_deg, lists, rights, right_deg, cols = y_products(
                 batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
                 key_col, self.key_of)
-            one_each = np.arange(len(rows) + 1, dtype=np.int64)
-            run_batch(ys, ProductBatch(row_r=lefts, row_deg=left_deg, row_terms=one_each[:-1], term_start=one_each,
-                                       term_s=rights, term_sdeg=right_deg, term_col=cols, row_out=rows), basis)
+            run_batch(ys, ProductBatch(row_r=lefts, row_deg=left_deg, row_terms=lists,
+                                       term_start=np.arange(len(rights) + 1, dtype=np.int64), term_s=rights,
+                                       term_sdeg=right_deg, term_col=cols, row_out=rows), basis)
         return gf2_matmul(from_bool(incidence), ys, nrows, self.width)
 
     def parts(self, row: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
@@ -287,13 +295,14 @@ class SecondaryLift(ChainMap):
         """Rows of `incidence` (packed over the terms Sq(R) y given by r_words, r_gens) -> their A-terms.
 
         The terms are taken a generator y at a time, its composite's parts being term lists met once, and the
-        A(Sq R, Y_{k,l}) of every R and key are one compiled call, so nothing runs in Python per term."""
+        A(Sq R, Y_{k,l}) of every R and key are one compiled call, so nothing runs in Python per term or key."""
         fs, low = self.source.free(s), self.target.free(s - self.s_shift)
         basis = self.source.algebra
         plan = _Plan(out_off)
         order = np.argsort(r_gens, kind="stable")
         gens, starts = np.unique(r_gens[order], return_index=True)
-        wanted = []  # (pairs, R words, deg R, k, l, the part) of every generator's every key
+        # Per generator, every (R, key) pair of its terms and its Y-parts: R words, pairs, k, l, list; deg R, count.
+        y_r, y_pair, y_k, y_l, y_list, y_deg, y_count = [], [], [], [], [], [], []
         for y, pairs in zip(gens, np.split(order, starts[1:]), strict=True):
             comp = self.composites(s, int(y))
             ws = r_words[pairs].astype(np.uint64)
@@ -301,20 +310,21 @@ class SecondaryLift(ChainMap):
             if comp.twos.any():  # Sq(R - e_1) for r_1 >= 1: one less in the lowest field
                 odd = (ws & np.uint64(R1_MASK)) != 0
                 if odd.any():
-                    plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, comp.part(None, low))
-            wanted.extend((pairs, ws, d, k, l, comp.part((k, l), low)) for k, l in comp.ys)
-        if wanted:
-            sizes = np.array([len(w[0]) for w in wanted])
-            first = np.concatenate([[0], np.cumsum(sizes)])
-            lefts, owner, degs = a_y_words(basis, np.concatenate([w[1] for w in wanted]),
-                                           np.repeat([w[2] for w in wanted], sizes),
-                                           np.repeat([w[3] for w in wanted], sizes),
-                                           np.repeat([w[4] for w in wanted], sizes))
-            pair_of = np.concatenate([w[0] for w in wanted])
-            bounds = np.searchsorted(owner, first)
-            for (_, _, _, _, _, part), row, a, b in zip(wanted, first[:-1], bounds[:-1], bounds[1:], strict=True):
-                if b > a:
-                    plan.rows(pair_of[owner[a:b]], lefts[a:b], int(degs[row]), part)
+                    plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, plan.add_lists([comp.part(None, low)]))
+            ks, ls, parts = comp.y_parts(low)
+            if parts:
+                n, first = len(pairs), plan.add_lists(parts)
+                y_r.append(np.tile(ws, len(parts)))
+                y_pair.append(np.tile(pairs, len(parts)))
+                y_k.append(np.repeat(ks, n))
+                y_l.append(np.repeat(ls, n))
+                y_list.append(np.repeat(np.arange(first, first + len(parts), dtype=np.int64), n))
+                y_deg.append(d)
+                y_count.append(n * len(parts))
+        if y_r:
+            lefts, owner, degs = a_y_words(basis, np.concatenate(y_r), np.repeat(y_deg, y_count),
+                                           np.concatenate(y_k), np.concatenate(y_l))
+            plan.rows(np.concatenate(y_pair)[owner], lefts, degs[owner], np.concatenate(y_list)[owner])
         return plan.run(basis, incidence, len(r_words))
 
     def intermediate(self, s: int, t: int, ngens: int) -> np.ndarray:
@@ -365,59 +375,44 @@ def _pad(rows: np.ndarray, width: int) -> np.ndarray:
 
 class _Plan:
     """The rows L x V of some A-terms: each V's terms become a term list, each row belongs to one distinct term
-    Sq(R) y (a "pair"), and one compiled call makes every product."""
+    Sq(R) y (a "pair"), and one compiled call makes every product, summed per pair as it is made."""
 
     def __init__(self, out_off: np.ndarray) -> None:
         self.out_off = out_off
-        self.lists: dict[int, int] = {}
-        self.term_s: list[np.ndarray] = []
-        self.term_sdeg: list[np.ndarray] = []
-        self.term_col: list[np.ndarray] = []
-        self.top_gen: list[int] = []
-        self.starts = [0]
-        self.row_pair: list[np.ndarray] = []
-        self.row_r: list[np.ndarray] = []
-        self.row_deg: list[np.ndarray] = []
-        self.row_list: list[np.ndarray] = []
+        self.lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.chunks: list[tuple[np.ndarray, np.ndarray, object, object]] = []
 
-    def _list(self, terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> int:
-        found = self.lists.get(id(terms))
-        if found is not None:
-            return found
-        ws, gens, sdeg = terms
-        self.term_s.append(ws)
-        self.term_sdeg.append(sdeg)
-        self.term_col.append(self.out_off[gens])
-        self.top_gen.append(int(gens[-1]) if len(gens) else -1)  # terms come in generator order
-        self.starts.append(self.starts[-1] + len(ws))
-        self.lists[id(terms)] = len(self.starts) - 2
-        return self.lists[id(terms)]
+    def add_lists(self, lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> int:
+        """Add term lists (packed S, generator, degree of S; terms in generator order); the first one's number."""
+        self.lists.extend(lists)
+        return len(self.lists) - len(lists)
 
-    def rows(self, pairs: np.ndarray, lefts: np.ndarray, deg: int,
-             terms: tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
-        """Rows lefts[i] x the terms, the products of row i belonging to pairs[i]."""
-        lst = self._list(terms)
-        self.row_pair.append(pairs)
-        self.row_r.append(lefts)
-        self.row_deg.append(np.full(len(lefts), deg, dtype=np.int64))
-        self.row_list.append(np.full(len(lefts), lst, dtype=np.int64))
+    def rows(self, pairs: np.ndarray, lefts: np.ndarray, deg, lst) -> None:
+        """Rows lefts[i] x term list lst (an int, or one per row) in degree deg (likewise), row i's products
+        belonging to pairs[i]."""
+        self.chunks.append((pairs, lefts, deg, lst))
 
     def run(self, basis, incidence: np.ndarray, npairs: int) -> np.ndarray:
         """For each row of the packed incidence (rows x pairs): the sum of its pairs' products, packed."""
         width = int(self.out_off[-1])
-        if not self.row_r:
+        if not self.chunks:
             return np.zeros((incidence.shape[0], words(width)), dtype=np.uint64)
-        batch = ProductBatch(row_r=np.concatenate(self.row_r).astype(np.uint64),
-                             row_deg=np.concatenate(self.row_deg),
-                             row_terms=np.concatenate(self.row_list),
-                             term_start=np.array(self.starts, dtype=np.int64),
-                             term_s=np.concatenate(self.term_s).astype(np.uint64),
-                             term_sdeg=np.concatenate(self.term_sdeg).astype(np.int64),
-                             term_col=np.concatenate(self.term_col).astype(np.int64))
-        if max(self.top_gen) >= len(self.out_off) - 1:  # checked once here, not per list (2% of the d2 lift)
+        term_s, gens, sdeg = (np.concatenate([terms[i] for terms in self.lists]) for i in range(3))
+        if len(gens) and int(gens.max()) >= len(self.out_off) - 1:  # checked once here, not per list
             raise AssertionError("an A-term reaches a generator beyond the output's")
-        products = np.zeros((len(batch.row_r), words(width)), dtype=np.uint64)
-        run_batch(products, batch, basis)
+
+        def each_row(values, chunk_rows) -> np.ndarray:
+            return np.concatenate([np.full(len(rows), v, dtype=np.int64) if np.ndim(v) == 0 else v
+                                   for v, rows in zip(values, chunk_rows, strict=True)])
+
+        pairs, lefts, degs, lists = zip(*self.chunks, strict=True)
+        batch = ProductBatch(row_r=np.concatenate(lefts).astype(np.uint64), row_deg=each_row(degs, lefts),
+                             row_terms=each_row(lists, lefts),
+                             term_start=np.concatenate([[0], np.cumsum([len(t[0]) for t in self.lists])]).astype(
+                                 np.int64),
+                             term_s=term_s.astype(np.uint64), term_sdeg=sdeg.astype(np.int64),
+                             term_col=self.out_off[gens].astype(np.int64),
+                             row_out=np.concatenate(pairs).astype(np.int64))
         per_pair = np.zeros((npairs, words(width)), dtype=np.uint64)
-        np.bitwise_xor.at(per_pair, np.concatenate(self.row_pair).astype(np.int64), products)
+        run_batch(per_pair, batch, basis)
         return gf2_matmul(incidence, per_pair, npairs, width)
