@@ -425,7 +425,7 @@ def y_products(row_r, row_deg, row_terms, term_start, term_s, term_sdeg, key_col
                         continue
                     unit = 1 << k
                     for n in range(1, top + 1):
-                        for m in range(0, n):
+                        for m in range(n):
                             col = key_col[q, key_of[m + k, n + k]]
                             if col < 0:
                                 continue

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -66,25 +67,51 @@ class Composite:
     ys: dict[tuple[int, int], np.ndarray]
     _terms: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
-    def part(self, key: tuple[int, int] | None, low) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The terms P(S) h of twos (key None) or of the Y-part `key` as (packed S, generator h, degree of S),
-        computed once."""
-        hit = self._terms.get(key)
+    def twos_terms(self, low) -> TermLists:
+        """The terms of twos as one term list, computed once."""
+        hit = self._terms.get("twos")
         if hit is None:
-            vec = self.twos if key is None else self.ys[key]
-            deg = self.degree if key is None else self.degree + 1 - (1 << key[0]) - (1 << key[1])
-            gens, ws = low.basis_words(deg)
-            bits = to_bool(vec[None, :], len(gens))[0]
-            hit = self._terms[key] = (ws[bits], gens[bits], deg - low.gen_degrees[gens[bits]])
+            hit = self._terms["twos"] = _term_lists([_terms_of(self.twos, self.degree, low)])
         return hit
 
-    def y_parts(self, low) -> tuple[np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray, np.ndarray]]]:
-        """Every Y-part's key (k's, l's) and terms (as `part`), in the order of ys, computed once."""
+    def y_terms(self, low) -> tuple[np.ndarray, np.ndarray, TermLists]:
+        """Every Y-part's key (k's, l's) and terms, one term list per key in the order of ys, computed once."""
         hit = self._terms.get("ys")
         if hit is None:
             keys = np.array(list(self.ys), dtype=np.int64).reshape(-1, 2)
-            hit = self._terms["ys"] = (keys[:, 0].copy(), keys[:, 1].copy(), [self.part(key, low) for key in self.ys])
+            lists = _term_lists([_terms_of(vec, self.degree + 1 - (1 << k) - (1 << l), low)
+                                 for (k, l), vec in self.ys.items()])
+            hit = self._terms["ys"] = (keys[:, 0].copy(), keys[:, 1].copy(), lists)
         return hit
+
+
+class TermLists(NamedTuple):
+    """Consecutive term lists: their terms P(S) h (packed S, generator h, degree of S) and each list's length."""
+
+    term_s: np.ndarray
+    gens: np.ndarray
+    sdeg: np.ndarray
+    lengths: np.ndarray
+
+
+def _terms_of(vec: np.ndarray, deg: int, low) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The terms P(S) h of a packed vector over low in degree deg: (packed S, generator h, degree of S)."""
+    gens, ws = low.basis_words(deg)
+    bits = to_bool(vec[None, :], len(gens))[0]
+    return ws[bits], gens[bits], deg - low.gen_degrees[gens[bits]]
+
+
+def _term_lists(lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> TermLists:
+    if not lists:
+        return TermLists(np.zeros(0, dtype=np.uint64), *(np.zeros(0, dtype=np.int64) for _ in range(3)))
+    return TermLists(*(np.concatenate([terms[i] for terms in lists]) for i in range(3)),
+                     np.array([len(terms[0]) for terms in lists], dtype=np.int64))
+
+
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The ranges starts[j] .. starts[j] + lengths[j] - 1, one after the other."""
+    before = np.cumsum(lengths) - lengths
+    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - before, lengths)
 
 
 class Composites:
@@ -208,8 +235,7 @@ def compact(batch: ProductBatch) -> ProductBatch:
     names each kept term's target generator, term_col its column."""
     lists = np.unique(batch.row_terms)
     starts, ends = batch.term_start[lists], batch.term_start[lists + 1]
-    take = np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)]) if len(lists) else \
-        np.zeros(0, dtype=np.int64)
+    take = concat_ranges(starts, ends - starts)
     new_start = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
     remap = np.searchsorted(lists, batch.row_terms)
     out = ProductBatch(row_r=batch.row_r, row_deg=batch.row_deg, row_terms=remap.astype(np.int64),
@@ -300,31 +326,33 @@ class SecondaryLift(ChainMap):
         basis = self.source.algebra
         plan = _Plan(out_off)
         order = np.argsort(r_gens, kind="stable")
-        gens, starts = np.unique(r_gens[order], return_index=True)
-        # Per generator, every (R, key) pair of its terms and its Y-parts: R words, pairs, k, l, list; deg R, count.
-        y_r, y_pair, y_k, y_l, y_list, y_deg, y_count = [], [], [], [], [], [], []
-        for y, pairs in zip(gens, np.split(order, starts[1:]), strict=True):
-            comp = self.composites(s, int(y))
-            ws = r_words[pairs].astype(np.uint64)
+        gens, starts, counts = np.unique(r_gens[order], return_index=True, return_counts=True)
+        blocks, part_k, part_l, per_gen = [], [], [], []  # per generator: its Y-parts; (first pair, pairs, deg R, parts)
+        for y, start, n in zip(gens.tolist(), starts.tolist(), counts.tolist(), strict=True):
+            comp = self.composites(s, y)
             d = degree - int(fs.gen_degrees[y])
             if comp.twos.any():  # Sq(R - e_1) for r_1 >= 1: one less in the lowest field
+                pairs = order[start:start + n]
+                ws = r_words[pairs].astype(np.uint64)
                 odd = (ws & np.uint64(R1_MASK)) != 0
                 if odd.any():
-                    plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, plan.add_lists([comp.part(None, low)]))
-            ks, ls, parts = comp.y_parts(low)
-            if parts:
-                n, first = len(pairs), plan.add_lists(parts)
-                y_r.append(np.tile(ws, len(parts)))
-                y_pair.append(np.tile(pairs, len(parts)))
-                y_k.append(np.repeat(ks, n))
-                y_l.append(np.repeat(ls, n))
-                y_list.append(np.repeat(np.arange(first, first + len(parts), dtype=np.int64), n))
-                y_deg.append(d)
-                y_count.append(n * len(parts))
-        if y_r:
-            lefts, owner, degs = a_y_words(basis, np.concatenate(y_r), np.repeat(y_deg, y_count),
-                                           np.concatenate(y_k), np.concatenate(y_l))
-            plan.rows(np.concatenate(y_pair)[owner], lefts, degs[owner], np.concatenate(y_list)[owner])
+                    plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, plan.add(comp.twos_terms(low)))
+            ks, ls, lists = comp.y_terms(low)
+            if len(ks):
+                blocks.append(lists)
+                part_k.append(ks)
+                part_l.append(ls)
+                per_gen.append((start, n, d, len(ks)))
+        if blocks:
+            # Every (R, key) of every generator, key by key: the generator's pairs once per Y-part.
+            first = plan.add(*blocks)
+            gen_start, gen_n, gen_d, gen_parts = np.array(per_gen, dtype=np.int64).T
+            part_n = np.repeat(gen_n, gen_parts)
+            part = np.repeat(np.arange(len(part_n), dtype=np.int64), part_n)
+            pairs = order[concat_ranges(np.repeat(gen_start, gen_parts), part_n)]
+            lefts, owner, degs = a_y_words(basis, r_words[pairs], np.repeat(gen_d, gen_parts)[part],
+                                           np.concatenate(part_k)[part], np.concatenate(part_l)[part])
+            plan.rows(pairs[owner], lefts, degs[owner], first + part[owner])
         return plan.run(basis, incidence, len(r_words))
 
     def intermediate(self, s: int, t: int, ngens: int) -> np.ndarray:
@@ -379,40 +407,36 @@ class _Plan:
 
     def __init__(self, out_off: np.ndarray) -> None:
         self.out_off = out_off
-        self.lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.chunks: list[tuple[np.ndarray, np.ndarray, object, object]] = []
+        self.blocks: list[TermLists] = []
+        self.nlists = 0
+        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
 
-    def add_lists(self, lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> int:
-        """Add term lists (packed S, generator, degree of S; terms in generator order); the first one's number."""
-        self.lists.extend(lists)
-        return len(self.lists) - len(lists)
+    def add(self, *blocks: TermLists) -> int:
+        """Add term lists (each list's terms in generator order); the first one's number."""
+        first = self.nlists
+        self.blocks.extend(blocks)
+        self.nlists += sum(len(b.lengths) for b in blocks)
+        return first
 
     def rows(self, pairs: np.ndarray, lefts: np.ndarray, deg, lst) -> None:
         """Rows lefts[i] x term list lst (an int, or one per row) in degree deg (likewise), row i's products
         belonging to pairs[i]."""
-        self.chunks.append((pairs, lefts, deg, lst))
+        self.chunks.append((pairs, lefts, np.broadcast_to(np.asarray(deg, dtype=np.int64), len(lefts)),
+                            np.broadcast_to(np.asarray(lst, dtype=np.int64), len(lefts))))
 
     def run(self, basis, incidence: np.ndarray, npairs: int) -> np.ndarray:
         """For each row of the packed incidence (rows x pairs): the sum of its pairs' products, packed."""
         width = int(self.out_off[-1])
         if not self.chunks:
             return np.zeros((incidence.shape[0], words(width)), dtype=np.uint64)
-        term_s, gens, sdeg = (np.concatenate([terms[i] for terms in self.lists]) for i in range(3))
+        term_s, gens, sdeg, lengths = (np.concatenate(parts) for parts in zip(*self.blocks, strict=True))
         if len(gens) and int(gens.max()) >= len(self.out_off) - 1:  # checked once here, not per list
             raise AssertionError("an A-term reaches a generator beyond the output's")
-
-        def each_row(values, chunk_rows) -> np.ndarray:
-            return np.concatenate([np.full(len(rows), v, dtype=np.int64) if np.ndim(v) == 0 else v
-                                   for v, rows in zip(values, chunk_rows, strict=True)])
-
-        pairs, lefts, degs, lists = zip(*self.chunks, strict=True)
-        batch = ProductBatch(row_r=np.concatenate(lefts).astype(np.uint64), row_deg=each_row(degs, lefts),
-                             row_terms=each_row(lists, lefts),
-                             term_start=np.concatenate([[0], np.cumsum([len(t[0]) for t in self.lists])]).astype(
-                                 np.int64),
+        pairs, lefts, degs, lists = (np.concatenate(parts) for parts in zip(*self.chunks, strict=True))
+        batch = ProductBatch(row_r=lefts.astype(np.uint64), row_deg=degs, row_terms=lists,
+                             term_start=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
                              term_s=term_s.astype(np.uint64), term_sdeg=sdeg.astype(np.int64),
-                             term_col=self.out_off[gens].astype(np.int64),
-                             row_out=np.concatenate(pairs).astype(np.int64))
+                             term_col=self.out_off[gens].astype(np.int64), row_out=pairs.astype(np.int64))
         per_pair = np.zeros((npairs, words(width)), dtype=np.uint64)
         run_batch(per_pair, batch, basis)
         return gf2_matmul(incidence, per_pair, npairs, width)
