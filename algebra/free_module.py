@@ -53,6 +53,10 @@ class FreeModule:
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Start of each generator's block in degree t for the first ngens generators, plus the total."""
+        count = len(self._degree_list)  # asked at every bidegree, several times: the cache is looked at first
+        out = self._offsets.get((t, count if ngens is None else min(ngens, count)))
+        if out is not None:
+            return out
         return self.block_starts(self._offsets, t, ngens, partial(self.algebra.block_dimensions, t))
 
     def block_starts(self, cache: dict, t: int, ngens: int | None, sizes) -> np.ndarray:
