@@ -4,7 +4,7 @@ from .augmented import Augmented
 from .field import F2, PrimeField, field
 from .bits import pdep, pext
 from .m4ri import COUNTERS, row_reduce
-from .masked import add_masked, add_unmasked, gather_columns, scatter_columns
+from .masked import add_masked, add_unmasked, any_in_columns, gather_columns, scatter_columns
 from .matmul import gf2_addmul, gf2_matmul
 from .packed import check_matrix, from_bool, random_matrix, to_bool, words, zeros
 from .quasi_inverse import QuasiInverse
@@ -20,6 +20,7 @@ __all__ = [
     "Subspace",
     "add_masked",
     "add_unmasked",
+    "any_in_columns",
     "check_matrix",
     "from_bool",
     "gather_columns",

@@ -193,6 +193,26 @@ def add_unmasked(dst: np.ndarray, src: np.ndarray, mask: np.ndarray) -> None:
     _move(dst, src, mask, dst.shape[1], gather=False)
 
 
+def any_in_columns(src: np.ndarray, mask: np.ndarray) -> bool:
+    """Whether some row of src has a 1 in one of the columns `mask` (gather_columns(src, mask).any() without the
+    copy)."""
+    check_matrix(src, 0)
+    mask = _check_mask(mask)
+    if len(mask) and int(mask.max()) >= 64 * src.shape[1]:
+        raise ValueError(f"mask values must lie in [0, {64 * src.shape[1]})")
+    return bool(_any_in_columns(src, mask))
+
+
+@njit(cache=True, nogil=True)
+def _any_in_columns(src, mask):
+    for c in mask:
+        w, bit = c >> 6, np.uint64(1) << np.uint64(c & 63)
+        for v in range(src.shape[0]):
+            if src[v, w] & bit:
+                return True
+    return False
+
+
 def gather_columns(src: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """A new packed matrix whose column i is column mask[i] of src."""
     check_matrix(src, 0)

@@ -9,8 +9,11 @@ for y in the image.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
+from .bits import ctz
 from .field import F2, field
+from .packed import check_matrix
 
 
 class QuasiInverse:
@@ -39,3 +42,38 @@ class QuasiInverse:
         self.field.check(y, self._columns_needed)
         coeffs = self.field.gather(y, self.pivots)
         return self.field.matmul(coeffs, self.preimage, self.image_dim, self.source_dim)
+
+    def correct(self, rem: np.ndarray, cols: np.ndarray, rows: np.ndarray, image: np.ndarray, y: np.ndarray) -> None:
+        """Cancel the part of the rows of rem on the columns `cols` (this map's target), in place, over F2: x = the
+        preimages of rem[:, cols] (over this map's source), then y[:, rows] ^= x and rem ^= x image, where image
+        holds the full images of the source rows (rem's width). One compiled pass for what apply, a column scatter
+        and a product do (a Nassau correction, made for every signature of every step); they are its twin."""
+        if self.field.p != 2:
+            raise ValueError("correct works over F2 only")
+        check_matrix(rem, 0)
+        if image.shape[1] != rem.shape[1] or image.shape[0] != self.source_dim or len(rows) != self.source_dim:
+            raise ValueError(f"image {image.shape} and {len(rows)} rows do not fit rem {rem.shape} and a source of "
+                             f"dimension {self.source_dim}")
+        _correct(rem, np.asarray(cols, dtype=np.int64), self.pivots, self.preimage, np.asarray(rows, dtype=np.int64),
+                 image, y)
+
+
+@njit(cache=True, nogil=True)
+def _correct(rem, cols, pivots, preimage, rows, image, y):
+    local = np.zeros(preimage.shape[1], dtype=np.uint64)
+    for v in range(rem.shape[0]):
+        local[:] = 0
+        for j in range(pivots.shape[0]):
+            c = cols[pivots[j]]
+            if (rem[v, c >> 6] >> np.uint64(c & 63)) & np.uint64(1):
+                for w in range(local.shape[0]):
+                    local[w] ^= preimage[j, w]
+        for w in range(local.shape[0]):
+            x = local[w]
+            while x:
+                i = w * 64 + ctz(x)
+                r = rows[i]
+                y[v, r >> 6] ^= np.uint64(1) << np.uint64(r & 63)
+                for u in range(rem.shape[1]):
+                    rem[v, u] ^= image[i, u]
+                x &= x - np.uint64(1)

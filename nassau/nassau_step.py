@@ -22,7 +22,14 @@ from algebra.milnor_kernels import signature_forbid
 from algebra.module import Module
 from algebra.products import TermTables
 from algebra.subalgebra import Subalgebra, optimal_subalgebra
-from fp import QuasiInverse, gather_columns, row_reduce, scatter_columns, words
+from fp import (
+    QuasiInverse,
+    any_in_columns,
+    gather_columns,
+    row_reduce,
+    scatter_columns,
+    words,
+)
 from nassau.prefetch import Prefetch
 from nassau.resolution import Resolution
 from nassau.standard import reduce_with_identity, reduced_with_identity
@@ -106,7 +113,6 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
     sig_src = d.source.basis_words(t, src_ngens)[1] & mask
     sig_tgt = d.target.basis_words(t - d.shift, tgt_ngens)[1] & mask
     dim_src = len(sig_src)
-    f = d.field
     if tables is None:
         tables = d.term_tables(t, src_ngens)
     y = np.zeros((rem.shape[0], words(dim_src)), dtype=np.uint64)
@@ -118,15 +124,11 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
             blocks.append((np.nonzero(sig_src == word)[0], cols))
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks]) as pieces:
         for i, (rows, cols) in enumerate(blocks):
-            part = gather_columns(rem, cols)
-            if not part.any():
+            if not any_in_columns(rem, cols):
                 pieces.drop(i)
                 continue
             inverse, image = pieces.take(i)
-            local = inverse.apply(part)
-            y ^= scatter_columns(local, rows, dim_src)
-            used = f.support(local)
-            rem ^= f.matmul(f.gather(local, used), image[used], len(used), len(sig_tgt))
+            inverse.correct(rem, cols, rows, image, y)
     return y
 
 

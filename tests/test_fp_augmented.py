@@ -114,3 +114,39 @@ def test_identity_is_the_identity_on_both_sides_of_the_kept_one(p: int) -> None:
         if n:
             eye[0, 0] = 0
             assert f.to_ints(f.identity(n), n)[0, 0] == 1
+
+
+@pytest.mark.parametrize("rows,width", [(1, 1), (9, 40), (70, 130), (150, 300)])
+def test_correct_is_apply_scatter_and_product(rows: int, width: int, rng: np.random.Generator) -> None:
+    """QuasiInverse.correct (one compiled pass) against its twin, apply + scatter_columns + a product, on fresh random
+    blocks inside wider matrices: rem's block part is cancelled when it lies in the block's image, and rem, y change
+    exactly as the twin says either way (rem's block part random, not in the image, too)."""
+    from fp.masked import any_in_columns, gather_columns, scatter_columns
+
+    ncols = max(1, width // 3)
+    cols = np.sort(rng.choice(width, size=ncols, replace=False)).astype(np.int64)
+    src_dim = rows + int(rng.integers(0, 40))
+    src_rows = np.sort(rng.choice(src_dim, size=rows, replace=False)).astype(np.int64)
+    image = random_matrix(rows, width, rng)  # d on the block's rows, every column
+    aug, pivots = reduced(gather_columns(image, cols), ncols)
+    qi = aug.quasi_inverse(pivots, 0, 1)
+    for in_image in (True, False):
+        rem = random_matrix(5, width, rng)
+        if in_image:  # its block part that of a combination of the block's rows, the rest random
+            rem ^= scatter_columns(gather_columns(rem, cols), cols, width)
+            rem ^= gf2_matmul(random_matrix(5, rows, rng), image, rows, width)
+        y = random_matrix(5, src_dim, rng)
+        want_rem, want_y = rem.copy(), y.copy()
+        local = qi.apply(gather_columns(want_rem, cols))
+        want_y ^= scatter_columns(local, src_rows, src_dim)
+        want_rem ^= gf2_matmul(local, image, rows, width)
+        assert any_in_columns(rem, cols) == bool(gather_columns(rem, cols).any())
+        qi.correct(rem, cols, src_rows, image, y)
+        np.testing.assert_array_equal(rem, want_rem)
+        np.testing.assert_array_equal(y, want_y)
+        if in_image:
+            assert not any_in_columns(rem, cols)
+    with pytest.raises(ValueError, match="do not fit"):
+        qi.correct(rem, cols, src_rows[:-1], image, y)
+    with pytest.raises(ValueError, match="mask values"):
+        any_in_columns(rem, np.array([64 * rem.shape[1]]))
