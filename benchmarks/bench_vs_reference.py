@@ -4,6 +4,8 @@
         --stem 200 --max-s 50 --threads 1 --repeat 3
     python benchmarks/bench_vs_reference.py --reference ~/.cache/nassau-reference/peer --command secondary \\
         --variant nassau --stem 70 --max-s 20 --threads 1 --repeat 3
+    python benchmarks/bench_vs_reference.py --reference ~/.cache/nassau-reference/peer --command secondary_product \
+        --product h_0=0,1,[1] --variant nassau --stem 60 --max-s 20 --threads 1 --repeat 3
 
 The reference is sseq's `resolve_through_stem` example built by ../shared/tools/reference-engine/build.sh (not a
 dependency of the project: measure with it, never test against it). `--variant` picks its build: std (the
@@ -12,7 +14,8 @@ RAYON_NUM_THREADS). Each round runs ours (`python -m nassau resolve MODULE --ste
 the reference on the same input, alternately, after one warm-up of each; the two charts must be byte-identical.
 `--command secondary` compares `nassau secondary` (d2) with the reference's `secondary` example instead (built as
 secondary-nassau by default; its Nassau build only runs with a save directory, so then both engines write one, a
-fresh one each run).
+fresh one each run). `--command secondary_product --product NAME=n,s,[v]` compares `nassau secondary --product`
+with the reference's `secondary_product` the same way.
 """
 from __future__ import annotations
 
@@ -52,22 +55,30 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--algorithm", default="auto")
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--command", default="resolve", choices=["resolve", "secondary"])
+    ap.add_argument("--command", default="resolve", choices=["resolve", "secondary", "secondary_product"])
+    ap.add_argument("--product", default="h_0=0,1,[1]", metavar="NAME=n,s,[v]",
+                    help="the class of --command secondary_product")
     args = ap.parse_args()
-    example = "resolve_through_stem" if args.command == "resolve" else "secondary"
+    example = "resolve_through_stem" if args.command == "resolve" else args.command
     ref_bin = Path(args.reference).expanduser() / f"{example}-{args.variant}"
     env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
-    save = args.command == "secondary" and args.variant.startswith("nassau")
+    save = args.command != "resolve" and args.variant.startswith("nassau")
+    product_name, _, spec = args.product.partition("=")
+    product_class = spec.split(",", 2) if args.command == "secondary_product" else []  # n, s, [v]
 
     def commands(tmp: str) -> tuple[list[str], list[str]]:
         """Our command and the reference's, each with a fresh save directory under tmp when they need one."""
-        ours = [sys.executable, "-m", "nassau", args.command, args.module, "--stem", str(args.stem), "--max-s",
+        command = "resolve" if args.command == "resolve" else "secondary"
+        ours = [sys.executable, "-m", "nassau", command, args.module, "--stem", str(args.stem), "--max-s",
                 str(args.max_s), "--threads", str(args.threads), "--algorithm", args.algorithm, "--quiet"]
         theirs = [str(ref_bin), args.module, tempfile.mkdtemp(dir=tmp) if save else "", str(args.stem), str(args.max_s)]
         if save:
             ours += ["--save-dir", tempfile.mkdtemp(dir=tmp)]
         if args.command == "secondary":
             theirs.append("")  # no secondary save directory of its own
+        if args.command == "secondary_product":
+            ours += ["--product", args.product]
+            theirs += [product_name, *product_class]
         return ours, theirs
 
     print(f"# machine: {machine()}")
@@ -97,7 +108,9 @@ def main() -> None:
     ratio = statistics.median(w for w, _ in results["nassau"]) / statistics.median(w for w, _ in results["reference"])
     print(f"ratio (median ours / median reference): {ratio:.2f}; charts byte-identical: {same}")
     if not same:
-        raise SystemExit("the charts differ")
+        for name, out in charts.items():
+            Path(f"{tempfile.gettempdir()}/bench_vs_reference.{name}.txt").write_bytes(out)
+        raise SystemExit(f"the charts differ (both kept in {tempfile.gettempdir()}/bench_vs_reference.*.txt)")
 
 
 if __name__ == "__main__":
