@@ -51,11 +51,15 @@ class QuasiInverse:
         if self.field.p != 2:
             raise ValueError("correct works over F2 only")
         check_matrix(rem, 0)
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
         if image.shape[1] != rem.shape[1] or image.shape[0] != self.source_dim or len(rows) != self.source_dim:
             raise ValueError(f"image {image.shape} and {len(rows)} rows do not fit rem {rem.shape} and a source of "
                              f"dimension {self.source_dim}")
-        _correct(rem, np.asarray(cols, dtype=np.int64), self.pivots, self.preimage, np.asarray(rows, dtype=np.int64),
-                 image, y)
+        if y.shape[0] != rem.shape[0] or (len(rows) and int(rows.max()) >= 64 * y.shape[1]):
+            raise ValueError(f"y {y.shape} does not hold the rows of rem {rem.shape} over those source rows")
+        if self.pivots.size and int(cols.max()) >= 64 * rem.shape[1]:
+            raise ValueError(f"the columns reach past rem {rem.shape}")
+        _correct(rem, cols, self.pivots, self.preimage, rows, image, y)
 
 
 @njit(cache=True, nogil=True)
