@@ -412,9 +412,7 @@ class ProductTables:
         self.budget = budget_bytes() if budget is None else budget
         self._lock = threading.Lock()
         self._full = self.budget == 0
-        # The storage is allocated with the first table: a basis whose batches are all small never makes one.
-        self._snap = Snapshot(_empty_keys(1 << 12), 0, *_storage(0))
-        self._allocated = False
+        self._snap = Snapshot(_empty_keys(1 << 12), 0, *_storage(self.budget))
         #: Tables with a bit matrix up to this many words are filled by one enumeration, larger ones R by R.
         self.whole_table_words = WHOLE_TABLE_WORDS
         #: A table with this many terms or more is not kept (16-bit row offsets).
@@ -521,10 +519,6 @@ class ProductTables:
                 self._full = True
                 return
             snap = self._snap
-            if not self._allocated:
-                self._allocated = True
-                snap = self._snap = snap._replace(**dict(zip(("tab_rows", "tab_res", "row_off", "ranks"),
-                                                             _storage(self.budget), strict=True)))
             first = snap.ntables
             if (first + len(new_s) > len(snap.tab_rows) or self._rows_used + len(row_off) > len(snap.row_off)
                     or self._ranks_used + len(ranks) > len(snap.ranks)):
