@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from bisect import bisect_left
-from functools import partial
 
 import numpy as np
 
@@ -53,22 +52,19 @@ class FreeModule:
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Start of each generator's block in degree t for the first ngens generators, plus the total."""
-        count = len(self._degree_list)  # asked at every bidegree, several times: the cache is looked at first
-        out = self._offsets.get((t, count if ngens is None else min(ngens, count)))
-        if out is not None:
-            return out
-        return self.block_starts(self._offsets, t, ngens, partial(self.algebra.block_dimensions, t))
+        return self.block_starts(self._offsets, t, ngens, self.algebra.block_dimensions)
 
     def block_starts(self, cache: dict, t: int, ngens: int | None, sizes) -> np.ndarray:
-        """Cumulative block sizes (sizes(generator degrees) -> each block's size) for the first ngens generators
-        in degree t, cached in `cache`: valid forever, since generators are only ever appended."""
+        """Cumulative block sizes (sizes(t, generator degrees) -> each block's size) for the first ngens generators
+        in degree t, cached in `cache`: valid forever, since generators are only ever appended. sizes takes t, so
+        callers pass a plain method and build no callback per call (asked several times a bidegree)."""
         count = len(self._degree_list)  # extended after _degrees: never more generators than _degrees holds
         key = (t, count if ngens is None else min(ngens, count))
         out = cache.get(key)
         if out is None:
             degs = self._degrees[:key[1]]
             out = np.zeros(len(degs) + 1, dtype=np.int64)
-            sizes(degs).cumsum(out=out[1:])
+            sizes(t, degs).cumsum(out=out[1:])
             cache[key] = out
         return out
 

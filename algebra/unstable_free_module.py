@@ -8,8 +8,6 @@ blocks (`excess_columns`), which drops exactly the terms of excess > g: that is 
 """
 from __future__ import annotations
 
-from functools import partial
-
 import numpy as np
 
 from algebra.free_module import FreeModule
@@ -23,11 +21,14 @@ class UnstableFreeModule(FreeModule):
         self._columns: dict[tuple[int, int], np.ndarray] = {}
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
-        return self.block_starts(self._offsets, t, ngens, lambda degs: self.algebra.unstable_dimensions(t - degs, degs))
+        return self.block_starts(self._offsets, t, ngens, self._unstable_sizes)
+
+    def _unstable_sizes(self, t: int, degs: np.ndarray) -> np.ndarray:
+        return self.algebra.unstable_dimensions(t - degs, degs)
 
     def product_offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Block starts if each block held the whole algebra's degree: where the product kernels write."""
-        return self.block_starts(self._full, t, ngens, partial(self.algebra.block_dimensions, t))
+        return self.block_starts(self._full, t, ngens, self.algebra.block_dimensions)
 
     def excess_columns(self, t: int, ngens: int | None = None) -> np.ndarray:
         """For each column of product_offsets' layout its column here, or -1 where the excess is too large."""
