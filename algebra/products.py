@@ -97,8 +97,9 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
 
     Rows are taken in runs of equal (term list, degree of R), so each term's table is found once a run: read from
     key_tid (one entry per term of each run in this order, from ProductTables.ensure), else from term_tid (tables
-    for these terms found once for many batches), else looked up (if the snapshot has tables). Row r lands in out[row_out[r]] (out[r] when
-    row_out is empty). Returns (terms enumerated, pairs read from tables, tables looked up here)."""
+    for these terms found once for many batches), else looked up (if the snapshot has tables). Row r lands in
+    out[row_out[r]] (out[r] when row_out is empty). Returns (terms enumerated, pairs read from tables, tables
+    looked up here)."""
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     nrows = row_r.shape[0]
     rank = np.empty(nrows, dtype=np.int64)

@@ -65,7 +65,7 @@ class Composite:
     degree: int
     twos: np.ndarray
     ys: dict[tuple[int, int], np.ndarray]
-    _terms: dict[object, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    _terms: dict[str, object] = field(default_factory=dict)  # twos_terms and y_terms, made once
 
     def twos_terms(self, low) -> TermLists:
         """The terms of twos as one term list, computed once."""
@@ -102,6 +102,7 @@ def _terms_of(vec: np.ndarray, deg: int, low) -> tuple[np.ndarray, np.ndarray, n
 
 
 def _term_lists(lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> TermLists:
+    """The term lists (each as _terms_of gives it) one after the other."""
     if not lists:
         return TermLists(np.zeros(0, dtype=np.uint64), *(np.zeros(0, dtype=np.int64) for _ in range(3)))
     return TermLists(*(np.concatenate([terms[i] for terms in lists]) for i in range(3)),
@@ -327,7 +328,8 @@ class SecondaryLift(ChainMap):
         plan = _Plan(out_off)
         order = np.argsort(r_gens, kind="stable")
         gens, starts, counts = np.unique(r_gens[order], return_index=True, return_counts=True)
-        blocks, part_k, part_l, per_gen = [], [], [], []  # per generator: its Y-parts; (first pair, pairs, deg R, parts)
+        # Per generator with Y-parts: its term lists, their k's and l's, and (first pair, pairs, deg R, lists).
+        blocks, part_k, part_l, per_gen = [], [], [], []
         for y, start, n in zip(gens.tolist(), starts.tolist(), counts.tolist(), strict=True):
             comp = self.composites(s, y)
             d = degree - int(fs.gen_degrees[y])
