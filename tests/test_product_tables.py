@@ -238,8 +238,9 @@ def test_a_table_too_large_to_keep_is_enumerated_and_not_made_again(rng: np.rand
         outs.append(out)
     assert np.array_equal(outs[0], outs[2]) and np.array_equal(outs[1], outs[2])
     snap = tables.snapshot()
-    found = [lookup(snap.keys, s, n, snap.ntables) for s, n in zip(batch.term_s[batch.term_start[batch.row_terms]],
-                                                                    batch.row_deg, strict=True)]
+    found = [lookup(snap.keys, batch.term_s[q], n, snap.ntables)  # every term of every row
+             for lst, n in zip(batch.row_terms, batch.row_deg, strict=True)
+             for q in range(batch.term_start[lst], batch.term_start[lst + 1])]
     assert NOT_KEPT in found and any(tid >= 0 for tid in found)
     made, before = tables.counts["tables"], dict(products.COUNTERS)
     run_batch(np.zeros_like(outs[0]), batch, basis)
