@@ -453,6 +453,34 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     return _m4ri_path(a, ncols, parallel)
 
 
+
+def small_kernel(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """For a small packed A (rows x ncols): the pivot columns of its image, and ker A (over A's rows) as RREF rows
+    with their pivots; None when [A | I] is too large for Gauss-Jordan (row_reduce's own threshold).
+
+    What Augmented's [A | I] reduction gives (RREF is unique), in one compiled call instead of a dozen numpy and
+    Python steps: the step of every small bidegree, and every Nassau signature, asks for it."""
+    check_matrix(a, ncols)
+    m, wa = a.shape
+    if not (m <= GAUSS_MAX_ROWS and m * (wa + (m + 63) // 64) <= GAUSS_MAX_CELLS):
+        return None
+    COUNTERS["calls"] += 1
+    return _small_kernel(a, ncols)
+
+
+@njit(cache=True, nogil=True)
+def _small_kernel(a, ncols):
+    m, wa = a.shape
+    aug = np.zeros((m, wa + ((m + 63) >> 6)), dtype=np.uint64)
+    aug[:, :wa] = a
+    for i in range(m):
+        aug[i, wa + (i >> 6)] = _ONE << np.uint64(i & 63)
+    pivots = _gauss_jordan(aug, wa * 64 + m)  # rank m: the identity half has full rank
+    rank = 0
+    while rank < m and pivots[rank] < ncols:
+        rank += 1
+    return pivots[:rank].copy(), aug[rank:, wa:].copy(), pivots[rank:] - wa * 64
+
 _COLD = {"compiled": None, "work": 0}
 """Whether the serial M4RI kernel is compiled (None: not looked up yet), and the Gauss-Jordan work done instead.
 Updated without a lock: two threads may both spend a little of the budget, which only moves when M4RI compiles."""

@@ -121,3 +121,37 @@ def test_an_empty_reduction_is_what_the_augmented_one_gives(p: int, rows: int, n
     assert pivots.tolist() == all_pivots[all_pivots < aug.segment_columns(1)[0]].tolist() == []
     assert kernel.ncols == twin.ncols == rows and kernel.pivots.tolist() == twin.pivots.tolist()
     assert np.array_equal(kernel.basis, twin.basis) and kernel.basis.dtype == twin.basis.dtype
+
+
+@pytest.mark.parametrize("rows,ncols", [(1, 1), (5, 3), (12, 40), (63, 64), (64, 65), (65, 20), (100, 150), (128, 700)])
+@pytest.mark.parametrize("kind", ["random", "low rank", "sparse"])
+def test_a_small_reduction_is_what_the_augmented_one_gives(rows: int, ncols: int, kind: str,
+                                                           rng: np.random.Generator) -> None:
+    """The compiled small path (fp.m4ri.small_kernel) against its twin, [A | I] built and reduced as an Augmented,
+    on fresh random matrices on both sides of word boundaries and up to the size that path takes."""
+    from fp.packed import random_matrix
+    from fp.testing import rank_deficient, sparse_matrix
+
+    a = {"random": lambda: random_matrix(rows, ncols, rng),
+         "low rank": lambda: rank_deficient(rows, ncols, max(1, min(rows, ncols) // 3), rng),
+         "sparse": lambda: sparse_matrix(rows, ncols, 0.05, rng)}[kind]()
+    pivots, kernel = standard.reduce_with_identity(a.copy(), ncols)
+    aug, all_pivots = standard.reduced_with_identity(a.copy(), ncols)
+    twin = aug.kernel(all_pivots, 1)
+    assert pivots.tolist() == all_pivots[all_pivots < aug.segment_columns(1)[0]].tolist()
+    assert kernel.ncols == twin.ncols == rows and kernel.pivots.tolist() == twin.pivots.tolist()
+    assert np.array_equal(kernel.basis, twin.basis) and kernel.basis.dtype == twin.basis.dtype
+    assert kernel.basis.flags.c_contiguous and len(pivots) + kernel.dim == rows
+
+
+def test_a_small_step_builds_no_augmented_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reduction of a resolution over A(1) through t = 30 fits the compiled small path: no [A | I] is built
+    as an Augmented (a revert to it makes one per nonempty step), and a large matrix still takes it."""
+    built = []
+    real = standard.reduced_with_identity
+    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
+    run_engine("A-mod-Sq1-Sq2", max_t=30, max_s=6, algorithm="change-of-rings")
+    assert built == []
+    big = field(2).zeros(200, 300)
+    standard.reduce_with_identity(big, 300)
+    assert built == [(200, 5)]
