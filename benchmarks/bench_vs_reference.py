@@ -12,6 +12,7 @@ dependency of the project: measure with it, never test against it). `--variant` 
 standard algorithm, what it uses at odd primes), nassau, or their -concurrent builds (threads by
 RAYON_NUM_THREADS). Each round runs ours (`python -m nassau resolve MODULE --stem N --max-s S --threads K`) and
 the reference on the same input, alternately, after one warm-up of each; the two charts must be byte-identical.
+Memory is each engine's peak RSS and, sampled, its peaks of anonymous and of file-backed resident memory (see run).
 `--command secondary` compares `nassau secondary` (d2) with the reference's `secondary` example instead (built as
 secondary-nassau by default; its Nassau build only runs with a save directory, so then both engines write one, a
 fresh one each run). `--command secondary_product --product NAME=n,s,[v]` compares `nassau secondary --product`
@@ -24,8 +25,9 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 from bench_resolve import machine
@@ -33,16 +35,43 @@ from bench_resolve import machine
 MODULES = Path(__file__).resolve().parents[1] / "algebra" / "modules"
 
 
-def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, bytes]:
-    """(wall seconds, peak RSS MiB, stdout) of one process."""
+def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float, float, bytes]:
+    """(wall seconds, peak RSS MiB, peak anonymous and file-backed resident MiB, stdout) of one process.
+
+    Peak RSS is the kernel's (os.wait4); the split is sampled every SAMPLE_SECONDS from /proc/PID/status (RssAnon:
+    memory the process allocated; RssFile: pages of mapped files such as shared libraries' code, clean and
+    shared, which the system drops and reads back at will): our engine maps numba's LLVM library (68 MiB of it
+    resident once kernels load), a static Rust binary maps almost nothing."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    split = {"RssAnon": 0, "RssFile": 0}
+    sampler = threading.Thread(target=_sample, args=(proc, split), daemon=True)
+    sampler.start()
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
+    sampler.join()
     if status != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}")
-    return wall, usage.ru_maxrss / 1024, out
+    return wall, usage.ru_maxrss / 1024, split["RssAnon"] / 1024, split["RssFile"] / 1024, out
+
+
+SAMPLE_SECONDS = 0.005
+
+
+def _sample(proc: subprocess.Popen, peaks: dict[str, int]) -> None:
+    """Keep the largest value (KiB) of each field of `peaks` in /proc/PID/status until the process ends."""
+    path = f"/proc/{proc.pid}/status"
+    while proc.poll() is None:
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    key, _, value = line.partition(":")
+                    if key in peaks:
+                        peaks[key] = max(peaks[key], int(value.split()[0]))
+        except (OSError, ValueError, IndexError):  # the process ended between poll and open
+            return
+        time.sleep(SAMPLE_SECONDS)
 
 
 def main() -> None:
@@ -90,22 +119,22 @@ def main() -> None:
         ours, theirs = commands(tmp)
         run(ours, root, env)
         run(theirs, MODULES, env)
-    results: dict[str, list[tuple[float, float]]] = {"nassau": [], "reference": []}
+    results: dict[str, list[tuple[float, float, float, float]]] = {"nassau": [], "reference": []}
     charts = {}
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
             ours, theirs = commands(tmp)
             for name, cmd, cwd in (("nassau", ours, root), ("reference", theirs, MODULES)):
-                wall, rss, out = run(cmd, cwd, env)
-                results[name].append((wall, rss))
+                *figures, out = run(cmd, cwd, env)
+                results[name].append(tuple(figures))
                 charts[name] = out
     same = charts["nassau"] == charts["reference"]
-    print("engine      min s  median s   max s  peak RSS MiB")
+    print("engine      min s  median s   max s  peak RSS MiB  of it: anonymous  file-backed (sampled peaks)")
     for name, rows in results.items():
-        walls = [w for w, _ in rows]
+        walls = [row[0] for row in rows]
         print(f"{name:10s} {min(walls):6.2f} {statistics.median(walls):9.2f} {max(walls):7.2f} "
-              f"{max(r for _, r in rows):13.0f}")
-    ratio = statistics.median(w for w, _ in results["nassau"]) / statistics.median(w for w, _ in results["reference"])
+              f"{max(row[1] for row in rows):13.0f} {max(row[2] for row in rows):17.0f} {max(row[3] for row in rows):12.0f}")
+    ratio = statistics.median(r[0] for r in results["nassau"]) / statistics.median(r[0] for r in results["reference"])
     print(f"ratio (median ours / median reference): {ratio:.2f}; charts byte-identical: {same}")
     if not same:
         for name, out in charts.items():
