@@ -7,8 +7,9 @@ standard), A-mod-Sq1-Sq2 = A//A(1) over the whole algebra (finitely presented, s
 of rings (F2 over A(1)), and C2v14 (a cofiber). Whole runs are fresh `python -m nassau resolve` processes as in bench_resolve.py
 (start-up and kernel loading included, after a warm-up); "work" is resolve() alone, in this process, on one
 thread, which is what the per-generator figure uses (repeated until it adds up to 2 s: the change of rings takes
-0.05 s, within this machine's noise). The change of rings' ratio over A comes from paired rounds (paired_ratios). The runs in this process share the product tables the first one made, so
-"work" leaves their filling out for every case alike; whole runs include it.
+0.05 s, within this machine's noise). The change of rings' ratio over A comes from paired rounds (paired_ratios).
+Each run loads its module afresh, so it fills its own product tables (they are kept on the algebra object), as a
+whole run does: "work" includes their filling.
 """
 from __future__ import annotations
 
