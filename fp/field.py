@@ -10,10 +10,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .m4ri import row_reduce
+from .m4ri import row_reduce, small_kernel
 from .masked import gather_columns, scatter_columns
 from .matmul import gf2_addmul, gf2_matmul
-from .modp import addmul_modp, check_dense, row_reduce_modp
+from .modp import addmul_modp, check_dense, image_and_kernel_modp, row_reduce_modp
 from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
 
 #: The largest identity F2 keeps a copy of.
@@ -52,6 +52,11 @@ class F2:
 
     def row_reduce(self, a: np.ndarray, ncols: int, parallel: bool | None = None) -> np.ndarray:
         return row_reduce(a, ncols, parallel=parallel)
+
+    def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """[A | I] reduced and split (image pivots, kernel RREF rows, their pivots) by a path that builds no
+        Augmented, where this field has one for A's size (a small A: one compiled call); None elsewhere."""
+        return small_kernel(a, ncols)
 
     def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
         gf2_addmul(c, a, b, k, n)
@@ -110,6 +115,10 @@ class PrimeField:
 
     def row_reduce(self, a: np.ndarray, ncols: int, parallel: bool | None = None) -> np.ndarray:
         return row_reduce_modp(a, ncols, self.p)
+
+    def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """As F2's (here: the packed layout's, which never copies [A | I] in bytes)."""
+        return image_and_kernel_modp(a, ncols, self.p)
 
     def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
         addmul_modp(c, a, b, k, n, self.p)

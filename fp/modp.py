@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit
 
 from .modp_nibbles import PRIMES as NIBBLE_PRIMES
+from .modp_nibbles import image_and_kernel as nibble_image_and_kernel
 from .modp_nibbles import row_reduce_nibbles
 
 #: Test hook: compiled calls made (a revert to Python loops shows here), and those on nibble-packed rows.
@@ -100,6 +101,17 @@ def row_reduce_modp(a: np.ndarray, ncols: int, p: int) -> np.ndarray:
         return row_reduce_nibbles(a, ncols, p, inverses(p))
     return _rref(a, ncols, p, inverses(p))
 
+
+
+def image_and_kernel_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """What reducing [A | I] gives (image pivots; ker A's RREF rows and their pivots) without a byte copy of
+    [A | I], where the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more); None elsewhere."""
+    check_dense(a, ncols, p)
+    if p not in NIBBLE_PRIMES or a.shape[0] < NIBBLE_MIN_ROWS:
+        return None
+    COUNTERS["rref_calls"] += 1
+    COUNTERS["nibble_calls"] += 1
+    return nibble_image_and_kernel(a, ncols, p, inverses(p))
 
 @njit(cache=True, nogil=True)
 def _addmul(c, a, b, k, p):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 
 from fp import F2, Augmented, Subspace, field
-from fp.m4ri import small_kernel
 from nassau.resolution import Resolution
 
 
@@ -28,17 +27,17 @@ def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) ->
     """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows).
 
     Without rows or without columns [A | I] is already reduced (no image, every row in the kernel): half the
-    jobs of a resolution over a small algebra such as A(1) are such empty ones, not worth an Augmented. A small
-    one over F2 is one compiled call (fp.m4ri.small_kernel), most of the others' jobs."""
+    jobs of a resolution over a small algebra such as A(1) are such empty ones, not worth an Augmented. Where the
+    field has a path that builds none (a small A over F2; a large one at p = 3, 5, 7: field.image_and_kernel), it
+    takes it."""
+    f = field(2) if field_ is None else field_
     if a.shape[0] == 0 or ncols == 0:
-        f = field(2) if field_ is None else field_
         rows = np.arange(a.shape[0], dtype=np.int64)
         return rows[:0], Subspace.from_rref(f.identity(len(rows)), rows, len(rows), f)
-    if field_ is None or field_.p == 2:
-        small = small_kernel(a, ncols)
-        if small is not None:
-            image, basis, pivots = small
-            return image, Subspace.from_rref(basis, pivots, a.shape[0])
+    split = f.image_and_kernel(a, ncols)
+    if split is not None:
+        image, basis, pivots = split
+        return image, Subspace.from_rref(basis, pivots, a.shape[0], f)
     aug, pivots = reduced_with_identity(a, ncols, field_)
     return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 

@@ -145,3 +145,41 @@ def test_nibble_rows_equal_byte_rows(rng: np.random.Generator, p: int) -> None:
     before = COUNTERS["nibble_calls"]
     row_reduce_modp(random_matrix(rng, (NIBBLE_MIN_ROWS, 60), p), 60, p)
     assert COUNTERS["nibble_calls"] == before + 1
+
+
+@pytest.mark.parametrize("p", [3, 5, 7])
+@pytest.mark.parametrize("shape", [(48, 1), (48, 16), (50, 17), (64, 63), (97, 200), (150, 40)])
+@pytest.mark.parametrize("rank", [None, "low"])
+def test_packed_image_and_kernel_equal_the_augmented_ones(rng: np.random.Generator, p: int,
+                                                          shape: tuple[int, int], rank: str | None) -> None:
+    """[A | I] packed straight from A (fp.modp_nibbles.image_and_kernel) against its twin, an Augmented [A | I]
+    in bytes reduced by the byte kernel: the same image pivots, kernel rows and kernel pivots, on fresh random
+    matrices (identity columns starting inside a word and at a word boundary, full and low rank)."""
+    from fp.modp import _rref, image_and_kernel_modp, inverses
+
+    a = random_matrix(rng, shape, p, None if rank is None else max(1, min(shape) // 3))
+    image, kernel, kernel_pivots = image_and_kernel_modp(a, shape[1], p)
+    aug = Augmented(shape[0], [shape[1], shape[0]], field(p))
+    aug.set_segment(0, a)
+    aug.fill_identity(1)
+    pivots = _rref(aug.matrix, aug.ncols, p, inverses(p))
+    twin = aug.kernel(pivots, 1)
+    assert image.tolist() == pivots[pivots < shape[1]].tolist()
+    assert kernel_pivots.tolist() == twin.pivots.tolist() and np.array_equal(kernel, twin.basis)
+    assert kernel.dtype == np.uint8 and kernel.flags.c_contiguous and len(image) + len(kernel) == shape[0]
+
+
+def test_a_large_step_at_p3_builds_no_byte_augmented_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every reduction of S_3's resolution with NIBBLE_MIN_ROWS rows or more takes the packed path (a revert to the
+    byte [A | I] builds an Augmented for each), the smaller ones an Augmented as before."""
+    from fp.modp import NIBBLE_MIN_ROWS
+    from nassau import standard
+    from tests.helpers import run_engine
+
+    built = []
+    real = standard.reduced_with_identity
+    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
+    before = COUNTERS["nibble_calls"]
+    run_engine("S_3", max_t=90, max_s=8, algorithm="standard")
+    assert COUNTERS["nibble_calls"] > before
+    assert built and all(rows < NIBBLE_MIN_ROWS for rows, _ in built)
