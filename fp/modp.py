@@ -102,7 +102,6 @@ def row_reduce_modp(a: np.ndarray, ncols: int, p: int) -> np.ndarray:
     return _rref(a, ncols, p, inverses(p))
 
 
-
 def image_and_kernel_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """What reducing [A | I] gives (image pivots; ker A's RREF rows and their pivots) without a byte copy of
     [A | I], where the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more); None elsewhere."""
@@ -112,6 +111,7 @@ def image_and_kernel_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndarray
     COUNTERS["rref_calls"] += 1
     COUNTERS["nibble_calls"] += 1
     return nibble_image_and_kernel(a, ncols, p, inverses(p))
+
 
 @njit(cache=True, nogil=True)
 def _addmul(c, a, b, k, p):

@@ -140,9 +140,9 @@ def row_reduce_nibbles(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> np
 def image_and_kernel(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For A (bytes, rows x ncols, entries < p): the pivot columns of its image and ker A (over A's rows) as RREF
     byte rows with their pivots, what [A | I] reduced gives. [A | I] is packed straight from A (the identity
-    placed as it packs) and only the kernel rows are unpacked, so no byte copy of [A | I] is made: at p = 3 the
-    largest step of S_3 through stem 200 held A, [A | I] in bytes and its packing (23 MiB) where this holds A and
-    the packing (12 MiB)."""
+    placed as it packs) and only the kernel rows are unpacked, so no byte copy of [A | I] is made: the largest
+    step of S_3 through stem 200 held A (5 MiB), [A | I] in bytes (12 MiB) and its packing (6 MiB); this holds A
+    and the packing."""
     rows = a.shape[0]
     packed = np.zeros((rows, (ncols + rows + 15) >> 4), dtype=np.uint64)
     _pack_with_identity(a, packed, ncols)
