@@ -52,20 +52,17 @@ class FreeModule:
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Start of each generator's block in degree t for the first ngens generators, plus the total."""
-        return self.block_starts(self._offsets, t, ngens, self.algebra.block_dimensions)
+        return self.block_starts(self._offsets, t, ngens, self.algebra.block_starts)
 
-    def block_starts(self, cache: dict, t: int, ngens: int | None, sizes) -> np.ndarray:
-        """Cumulative block sizes (sizes(t, generator degrees) -> each block's size) for the first ngens generators
-        in degree t, cached in `cache`: valid forever, since generators are only ever appended. sizes takes t, so
-        callers pass a plain method and build no callback per call (asked several times a bidegree)."""
+    def block_starts(self, cache: dict, t: int, ngens: int | None, starts) -> np.ndarray:
+        """Block starts (starts(t, generator degrees) -> 0 and the running block sizes) of the first ngens
+        generators in degree t, cached in `cache`: valid forever, since generators are only ever appended. starts
+        takes t, so callers pass a plain method and build no callback per call (asked several times a bidegree)."""
         count = len(self._degree_list)  # extended after _degrees: never more generators than _degrees holds
         key = (t, count if ngens is None else min(ngens, count))
         out = cache.get(key)
         if out is None:
-            degs = self._degrees[:key[1]]
-            out = np.zeros(len(degs) + 1, dtype=np.int64)
-            sizes(t, degs).cumsum(out=out[1:])
-            cache[key] = out
+            out = cache[key] = starts(t, self._degrees[:key[1]])
         return out
 
     def dimension(self, t: int, ngens: int | None = None) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 
 import numpy as np
+from numba import njit
 
 from algebra.ppart import MAX_DEGREE
 
@@ -66,23 +67,29 @@ class GradedBasis:
             self.extend(int(degrees.max()))
         return np.where(degrees >= 0, self._dims[np.maximum(degrees, 0)], 0)
 
-    def block_dimensions(self, t: int, gen_degrees: np.ndarray) -> np.ndarray:
-        """dim in degree t - g for each generator degree g (nondecreasing, so its ends are the extremes): the block
-        sizes of a free module, a third of dimensions_array's cost (free modules ask for them at every bidegree)."""
-        if len(gen_degrees) == 0:
-            return np.zeros(0, dtype=np.int64)
-        top = t - int(gen_degrees[0])
-        if top > self.max_degree:
-            self.extend(top)
-        if t >= gen_degrees[-1]:
-            return self._dims[t - gen_degrees]
-        below = int(np.searchsorted(gen_degrees, t, side="right"))
-        out = np.zeros(len(gen_degrees), dtype=np.int64)
-        out[:below] = self._dims[t - gen_degrees[:below]]
-        return out
+    def block_starts(self, t: int, gen_degrees: np.ndarray) -> np.ndarray:
+        """0, then the running total of dim in degree t - g over the generator degrees g (nondecreasing, so the first
+        is the lowest): the block starts of a free module in degree t, which free modules ask for at every bidegree.
+        One compiled pass (a third of the numpy steps' cost on the few generators of a small algebra's run)."""
+        if len(gen_degrees) and t - int(gen_degrees[0]) > self.max_degree:
+            self.extend(t - int(gen_degrees[0]))
+        return _running_dims(self._dims, t, gen_degrees)
 
     def flat_words(self, degrees: np.ndarray, local: np.ndarray) -> np.ndarray:
         """Packed elements of many degrees at once, given their degrees and positions in those degrees."""
         if len(degrees):
             self.extend(int(np.max(degrees)))
         return self.flat[self.flat_offset[degrees] + local]
+
+
+@njit(cache=True, nogil=True)
+def _running_dims(dims, t, gen_degrees):
+    out = np.empty(len(gen_degrees) + 1, dtype=np.int64)
+    out[0] = 0
+    total = 0
+    for g in range(len(gen_degrees)):
+        d = t - gen_degrees[g]
+        if d >= 0:
+            total += dims[d]
+        out[g + 1] = total
+    return out

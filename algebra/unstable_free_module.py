@@ -21,14 +21,16 @@ class UnstableFreeModule(FreeModule):
         self._columns: dict[tuple[int, int], np.ndarray] = {}
 
     def offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
-        return self.block_starts(self._offsets, t, ngens, self._unstable_sizes)
+        return self.block_starts(self._offsets, t, ngens, self._unstable_starts)
 
-    def _unstable_sizes(self, t: int, degs: np.ndarray) -> np.ndarray:
-        return self.algebra.unstable_dimensions(t - degs, degs)
+    def _unstable_starts(self, t: int, degs: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(degs) + 1, dtype=np.int64)
+        self.algebra.unstable_dimensions(t - degs, degs).cumsum(out=out[1:])
+        return out
 
     def product_offsets(self, t: int, ngens: int | None = None) -> np.ndarray:
         """Block starts if each block held the whole algebra's degree: where the product kernels write."""
-        return self.block_starts(self._full, t, ngens, self.algebra.block_dimensions)
+        return self.block_starts(self._full, t, ngens, self.algebra.block_starts)
 
     def excess_columns(self, t: int, ngens: int | None = None) -> np.ndarray:
         """For each column of product_offsets' layout its column here, or -1 where the excess is too large."""

@@ -117,11 +117,14 @@ def test_every_basis_refuses_degrees_beyond_the_packed_fields_and_stays_usable()
 @pytest.mark.parametrize("make", [lambda: MilnorBasis(FULL), lambda: MilnorBasis(a_n(2)),
                                   lambda: OddMilnorBasis(3, FULL), lambda: UnstableBasis(MilnorBasis(FULL))],
                          ids=["A", "A(2)", "A at p = 3", "unstable"])
-def test_block_dimensions_are_dimensions_array_of_t_minus_each_degree(make) -> None:
-    """The free modules' shortcut (sorted generator degrees: read the ends, slice below t) against the plain
-    dimension lookup, on fresh random degree lists reaching past t and past the basis's extent."""
+def test_block_starts_are_running_dimensions_of_t_minus_each_degree(make) -> None:
+    """The free modules' compiled block starts against 0 and the running sum of the plain dimension lookup, on
+    fresh random degree lists reaching past t and past the basis's extent (each on a fresh basis, so the pass
+    must extend it first)."""
     rng = np.random.default_rng()
     for _ in range(200):
         basis, t = make(), int(rng.integers(-5, 60))
         degs = np.sort(rng.integers(-10, 70, size=int(rng.integers(0, 12)))).astype(np.int64)
-        assert basis.block_dimensions(t, degs).tolist() == make().dimensions_array(t - degs).tolist()
+        twin = np.concatenate([[0], np.cumsum(make().dimensions_array(t - degs))]).astype(np.int64)
+        got = basis.block_starts(t, degs)
+        assert got.dtype == np.int64 and got.tolist() == twin.tolist()
