@@ -56,7 +56,14 @@ class F2:
     def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """[A | I] reduced and split (image pivots, kernel RREF rows, their pivots) by a path that builds no
         Augmented, where this field has one for A's size (a small A: one compiled call); None elsewhere."""
-        return small_kernel(a, ncols)
+        split = small_kernel(a, ncols)
+        return None if split is None else (split[0], split[2], split[3])
+
+    def quasi_inverse(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """The image pivots of A and their preimages (a QuasiInverse of A) without an Augmented, where A is small;
+        None elsewhere."""
+        split = small_kernel(a, ncols)
+        return None if split is None else (split[0], split[1])
 
     def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
         gf2_addmul(c, a, b, k, n)
@@ -119,6 +126,10 @@ class PrimeField:
     def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """As F2's (here: the packed layout's, which never copies [A | I] in bytes)."""
         return image_and_kernel_modp(a, ncols, self.p)
+
+    def quasi_inverse(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
+        """As F2's; there is no such path here (the quasi-inverses at odd p are the standard algorithm's, large)."""
+        return None
 
     def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
         addmul_modp(c, a, b, k, n, self.p)

@@ -454,11 +454,13 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
 
 
 
-def small_kernel(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """For a small packed A (rows x ncols): the pivot columns of its image, and ker A (over A's rows) as RREF rows
-    with their pivots; None when [A | I] is too large for Gauss-Jordan (row_reduce's own threshold).
+def small_kernel(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """For a small packed A (rows x ncols), what reducing [A | I] gives, split: the pivot columns of its image, the
+    identity part of those rows (x with x A = the image row: a quasi-inverse's preimages), and ker A (over A's
+    rows) as RREF rows with their pivots; None when [A | I] is too large for Gauss-Jordan (row_reduce's own
+    threshold).
 
-    What Augmented's [A | I] reduction gives (RREF is unique), in one compiled call instead of a dozen numpy and
+    The same as Augmented's [A | I] reduction (RREF is unique), in one compiled call instead of a dozen numpy and
     Python steps: the step of every small bidegree, and every Nassau signature, asks for it."""
     check_matrix(a, ncols)
     m, wa = a.shape
@@ -484,15 +486,19 @@ def _small_kernel(a, ncols):
     while rank < m and pivots[rank] < ncols:
         rank += 1
     image = np.empty(rank, dtype=np.int64)
-    for r in range(rank):
-        image[r] = pivots[r]
+    preimages = np.empty((rank, wide - wa), dtype=np.uint64)
     kernel = np.empty((m - rank, wide - wa), dtype=np.uint64)
     kernel_pivots = np.empty(m - rank, dtype=np.int64)
-    for r in range(rank, m):
-        kernel_pivots[r - rank] = pivots[r] - wa * 64
-        for w in range(wa, wide):
-            kernel[r - rank, w - wa] = aug[r, w]
-    return image, kernel, kernel_pivots
+    for r in range(m):
+        if r < rank:
+            image[r] = pivots[r]
+            for w in range(wa, wide):
+                preimages[r, w - wa] = aug[r, w]
+        else:
+            kernel_pivots[r - rank] = pivots[r] - wa * 64
+            for w in range(wa, wide):
+                kernel[r - rank, w - wa] = aug[r, w]
+    return image, preimages, kernel, kernel_pivots
 
 _COLD = {"compiled": None, "work": 0}
 """Whether the serial M4RI kernel is compiled (None: not looked up yet), and the Gauss-Jordan work done instead.

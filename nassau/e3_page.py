@@ -19,7 +19,7 @@ from nassau.quasi_inverses import LiftError
 from nassau.region import Region
 from nassau.resolution import Resolution
 from nassau.secondary import SecondaryHomotopy, d2_matrix
-from nassau.standard import reduce_with_identity, reduced_with_identity
+from nassau.standard import quasi_inverse_with_identity, reduce_with_identity
 
 Bidegree = tuple[int, int]  # (n, s)
 
@@ -101,8 +101,8 @@ class E3Page:
         d2 = self.d2.get((n, s))
         if d2 is None:
             raise LiftError(f"d2 from (n={n}, s={s}) is not recorded")
-        aug, pivots = reduced_with_identity(from_bool(d2.astype(bool)), d2.shape[1])
-        out = aug.quasi_inverse(pivots, 0, 1).apply(from_bool(values.astype(bool)))
+        qi = quasi_inverse_with_identity(from_bool(d2.astype(bool)), d2.shape[1])
+        out = qi.apply(from_bool(values.astype(bool)))
         return to_bool(out, d2.shape[0]).astype(np.uint8)
 
 

@@ -32,7 +32,7 @@ from fp import (
 )
 from nassau.prefetch import Prefetch
 from nassau.resolution import Resolution
-from nassau.standard import reduce_with_identity, reduced_with_identity
+from nassau.standard import quasi_inverse_with_identity, reduce_with_identity
 
 
 def nassau_qualifies(module: Module) -> str:
@@ -137,5 +137,4 @@ def signature_rows(d: FreeMap, t: int, ngens: int, rows: np.ndarray, cols: np.nd
     """d on one signature's rows (every column of the first ngens target generators), and a quasi-inverse of its
     block on that signature's columns (it sends vectors of the block's image to preimages over those rows)."""
     image = d.matrix(t, rows, ngens, tables=tables)
-    aug, pivots = reduced_with_identity(gather_columns(image, cols), len(cols))
-    return aug.quasi_inverse(pivots, 0, 1), image
+    return quasi_inverse_with_identity(gather_columns(image, cols), len(cols)), image

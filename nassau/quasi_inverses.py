@@ -22,7 +22,7 @@ from algebra.subalgebra import optimal_subalgebra
 from fp import QuasiInverse
 from nassau.nassau_step import nassau_qualifies, preimages_by_signature
 from nassau.resolution import Resolution
-from nassau.standard import augmentation_matrix, reduced_with_identity
+from nassau.standard import augmentation_matrix, quasi_inverse_with_identity
 
 METHODS = ("standard", "nassau")
 #: Default cap on the cached standard quasi-inverses (they are dense: image rank x dim F_s(t) bits each).
@@ -85,8 +85,7 @@ class Preimages:
             tgt_ngens = self.target_ngens(s, t)
             a = res.differential(s).matrix(t, np.arange(fs.dimension(t, ngens), dtype=np.int64), tgt_ngens)
             width = res.free(s - 1).dimension(t, tgt_ngens)
-        aug, pivots = reduced_with_identity(a, width)
-        qi = aug.quasi_inverse(pivots, 0, 1)
+        qi = quasi_inverse_with_identity(a, width)
         with self._lock:
             self.counters["reductions"] += 1
             size = qi.preimage.nbytes

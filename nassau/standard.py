@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fp import F2, Augmented, Subspace, field
+from fp import F2, Augmented, QuasiInverse, Subspace, field
 from nassau.resolution import Resolution
 
 
@@ -22,6 +22,16 @@ def reduced_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -
     aug.fill_identity(1)
     return aug, aug.row_reduce()
 
+
+def quasi_inverse_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> QuasiInverse:
+    """A quasi-inverse of A (rows x ncols over the field) from [A | I] reduced: the field's Augmented-free path
+    where it has one (a small A over F2: every Nassau signature block), an Augmented elsewhere."""
+    f = field(2) if field_ is None else field_
+    split = f.quasi_inverse(a, ncols)
+    if split is not None:
+        return QuasiInverse(split[0], split[1], a.shape[0], f)
+    aug, pivots = reduced_with_identity(a, ncols, field_)
+    return aug.quasi_inverse(pivots, 0, 1)
 
 def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
     """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows).

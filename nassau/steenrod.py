@@ -20,7 +20,7 @@ from fp import from_bool, to_bool, words
 from nassau.ext_class import ExtClass
 from nassau.left_action import left_multiplication
 from nassau.resolution import Resolution
-from nassau.standard import reduced_with_identity
+from nassau.standard import quasi_inverse_with_identity
 from nassau.yoneda import Yoneda
 
 
@@ -127,8 +127,7 @@ class TensorSquare:
 
     def _quasi_inverse(self, m: int, t: int):
         d = self.d(m, t)
-        aug, pivots = reduced_with_identity(from_bool(d.astype(bool)), d.shape[1])
-        return aug.quasi_inverse(pivots, 0, 1)
+        return quasi_inverse_with_identity(from_bool(d.astype(bool)), d.shape[1])
 
     def preimage(self, m: int, t: int, r: np.ndarray) -> np.ndarray:
         """A preimage of r (a cycle of C_{m-1}(t)) under d: C_m(t) -> C_{m-1}(t), by the RREF quasi-inverse."""

@@ -155,3 +155,39 @@ def test_a_small_step_builds_no_augmented_matrix(monkeypatch: pytest.MonkeyPatch
     big = field(2).zeros(200, 300)
     standard.reduce_with_identity(big, 300)
     assert built == [(200, 5)]
+
+
+@pytest.mark.parametrize("rows,ncols", [(1, 1), (5, 3), (12, 40), (63, 64), (64, 65), (65, 20), (100, 150)])
+@pytest.mark.parametrize("kind", ["random", "low rank"])
+def test_a_small_quasi_inverse_is_what_the_augmented_one_gives(rows: int, ncols: int, kind: str,
+                                                               rng: np.random.Generator) -> None:
+    """standard.quasi_inverse_with_identity's compiled path against its twin, the Augmented [A | I]'s quasi-inverse,
+    on fresh random matrices; and its preimages do map onto the image rows they stand for."""
+    from fp.packed import random_matrix
+    from fp.testing import rank_deficient
+
+    a = random_matrix(rows, ncols, rng) if kind == "random" else \
+        rank_deficient(rows, ncols, max(1, min(rows, ncols) // 3), rng)
+    qi = standard.quasi_inverse_with_identity(a.copy(), ncols)
+    aug, pivots = standard.reduced_with_identity(a.copy(), ncols)
+    twin = aug.quasi_inverse(pivots, 0, 1)
+    assert qi.pivots.tolist() == twin.pivots.tolist() and np.array_equal(qi.preimage, twin.preimage)
+    assert qi.source_dim == twin.source_dim == rows
+    f = field(2)
+    images = f.matmul(qi.preimage, a, rows, ncols)  # x A for each preimage row x: the RREF image rows
+    assert np.array_equal(images, aug.image(pivots, 0, 1))
+
+
+def test_nassau_signatures_build_no_augmented_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through t = 30 the Nassau signature blocks (and the other reductions) of S_2 take the compiled small path
+    wherever they fit it: an Augmented [A | I] is built only for a block past its size limit (one here), where a
+    revert builds one per signature block."""
+    from fp import m4ri
+
+    built = []
+    real = standard.reduced_with_identity
+    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
+    res, _ = run_engine("S_2", max_t=30, max_s=8, algorithm="nassau")
+    assert sum(res.dims().values()) > 20 and len(built) <= 2
+    assert all(rows > m4ri.GAUSS_MAX_ROWS or rows * (words + (rows + 63) // 64) > m4ri.GAUSS_MAX_CELLS
+               for rows, words in built)
