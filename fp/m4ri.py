@@ -460,28 +460,36 @@ def small_kernel(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.
     rows) as RREF rows with their pivots; None when [A | I] is too large for Gauss-Jordan (row_reduce's own
     threshold).
 
-    The same as Augmented's [A | I] reduction (RREF is unique), in one compiled call instead of a dozen numpy and
-    Python steps: the step of every small bidegree, and every Nassau signature, asks for it."""
+    The same as Augmented's [A | I] reduction (RREF is unique), in three compiled calls instead of a dozen numpy
+    and Python steps: the step of every small bidegree, and every Nassau signature, asks for it."""
     check_matrix(a, ncols)
     m, wa = a.shape
     if not (m <= GAUSS_MAX_ROWS and m * (wa + (m + 63) // 64) <= GAUSS_MAX_CELLS):
         return None
     COUNTERS["calls"] += 1
-    return _small_kernel(a, ncols)
+    aug = _with_identity(a)
+    return _split_rows(aug, _gauss_jordan(aug, wa * 64 + m), ncols, wa)  # rank m: the identity has full rank
 
 
+# Three compiled calls, not one: a kernel calling _gauss_jordan compiles its body again inside its own (a first run
+# after installation compiled 1.1-2.2 s for it), while these two loops compile in a fraction of that and share
+# row_reduce's Gauss-Jordan. Plain loops only: slice assignments and copies of views make numba compile its
+# broadcasting and message-formatting machinery too (4.2 s).
 @njit(cache=True, nogil=True)
-def _small_kernel(a, ncols):
-    """Plain loops only: slice assignments and copies of views made numba compile its broadcasting machinery too
-    (4.2 s on a first run after installation, against 0.3 s for this)."""
+def _with_identity(a):
     m, wa = a.shape
-    wide = wa + ((m + 63) >> 6)
-    aug = np.zeros((m, wide), dtype=np.uint64)
+    aug = np.zeros((m, wa + ((m + 63) >> 6)), dtype=np.uint64)
     for i in range(m):
         for w in range(wa):
             aug[i, w] = a[i, w]
         aug[i, wa + (i >> 6)] = _ONE << np.uint64(i & 63)
-    pivots = _gauss_jordan(aug, wa * 64 + m)  # rank m: the identity half has full rank
+    return aug
+
+
+@njit(cache=True, nogil=True)
+def _split_rows(aug, pivots, ncols, wa):
+    """Image pivots and rows' identity parts, kernel rows and pivots, from the reduced [A | I] (see small_kernel)."""
+    m, wide = aug.shape
     rank = 0
     while rank < m and pivots[rank] < ncols:
         rank += 1
