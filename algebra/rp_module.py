@@ -65,13 +65,22 @@ class RealProjectiveSpace:
     def _table(self, op_deg: int, in_deg: int) -> np.ndarray | None:
         if not (self.dimension(in_deg) and self.dimension(in_deg + op_deg)):
             return None
-        k = in_deg - self.shift
-        column = [rp_coefficient(k, _exponents(int(w))) for w in self.algebra.words(op_deg)]
-        return np.array(column, dtype=np.uint8).reshape(-1, 1, 1)
+        return rp_coefficients(in_deg - self.shift, self.algebra.words(op_deg)).reshape(-1, 1, 1)
 
 
-def _exponents(word: int) -> tuple[int, ...]:
-    return tuple((word >> int(FIELD_SHIFT[i])) & int(FIELD_MASK[i]) for i in range(MAX_LEN))
+def rp_coefficients(k: int, words: np.ndarray) -> np.ndarray:
+    """rp_coefficient(k, R) for many packed P(R) at once (uint8): the entries' binary digits are disjoint exactly
+    when their sum has no carries, i.e. equals their bitwise or. An infinite RP asks for a table in every degree
+    of a run, and one coefficient at a time in Python was 6% of RP_inf through stem 60."""
+    r = (np.asarray(words, dtype=np.uint64)[:, None] >> FIELD_SHIFT[:MAX_LEN].astype(np.uint64)) \
+        & FIELD_MASK[:MAX_LEN].astype(np.uint64)
+    r = r.astype(np.int64)
+    total = r.sum(axis=1)
+    first = k - total if k >= 0 else np.full(len(r), -k - 1, dtype=np.int64)
+    ok = (first >= 0) & ((total == 0) | (k != 0))
+    digits = np.bitwise_or.reduce(r, axis=1) | np.maximum(first, 0)
+    ok &= first + total == digits
+    return ok.astype(np.uint8)
 
 
 def rp_module(spec: ModuleSpec, profile: Profile, shift: int) -> RealProjectiveSpace:

@@ -73,6 +73,23 @@ def main() -> None:
     ratios = paired_ratios(args.stem, args.max_s, max(args.repeat, PAIRED_ROUNDS))
     print(f"# A-mod-Sq1-Sq2: the change of rings resolves {statistics.median(ratios):.1f}x faster than over A (median "
           f"of {len(ratios)} paired rounds, {ratios[0]:.1f}x to {ratios[-1]:.1f}x)")
+    for (module, algorithm), per in per_generator_ratios(args.stem, args.max_s, max(args.repeat, PAIRED_ROUNDS)).items():
+        print(f"# {module} ({algorithm}) per generator / S_2 (nassau) per generator: {statistics.median(per):.2f} "
+              f"(median of {len(per)} rounds, {per[0]:.2f} to {per[-1]:.2f})")
+
+
+def per_generator_ratios(stem: int, max_s: int, rounds: int) -> dict[tuple[str, str], list[float]]:
+    """Each module kind's ms per generator over S_2's (Nassau's algorithm, what `auto` runs), round by round, sorted:
+    a round times S_2 and then each kind once, so the machine's drift lands on both sides of each ratio."""
+    kinds = [("RP_inf", "standard"), ("A-mod-Sq1-Sq2", "change-of-rings"), ("C2v14", "standard")]  # as auto runs them
+    out: dict[tuple[str, str], list[float]] = {case: [] for case in kinds}
+    for _ in range(rounds):
+        seconds, gens = work("S_2", "nassau", stem, max_s)
+        base = seconds / gens
+        for case in kinds:
+            seconds, gens = work(*case, stem, max_s)
+            out[case].append(seconds / gens / base)
+    return {case: sorted(per) for case, per in out.items()}
 
 
 def paired_ratios(stem: int, max_s: int, rounds: int) -> list[float]:

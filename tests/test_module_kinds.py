@@ -236,3 +236,17 @@ def test_a_tensor_spec_rebuilds_from_its_embedded_definition() -> None:
     spec = read_spec("Joker^RP4")
     again = module_from_spec(ModuleSpec(spec.name, spec.shift, Path("manifest"), json.loads(json.dumps(spec.data))))
     assert [again.dimension(d) for d in range(10)] == [first.dimension(d) for d in range(10)]
+
+
+def test_rp_coefficients_of_many_words_are_the_one_at_a_time_ones() -> None:
+    """The vectorised coefficients (what an RP's action tables use) against rp_coefficient, over every Milnor basis
+    element of degree <= 40 and fresh random k of both signs (0 included)."""
+    from algebra.milnor_basis import MilnorBasis
+    from algebra.ppart import unpack
+    from algebra.rp_module import rp_coefficients
+
+    basis, rng = MilnorBasis(), np.random.default_rng()
+    for k in [0, -1, *rng.integers(-70, 70, size=12).tolist()]:
+        for d in range(41):
+            words = basis.words(d)
+            assert rp_coefficients(k, words).tolist() == [rp_coefficient(k, unpack(int(w))) for w in words], (k, d)
