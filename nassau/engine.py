@@ -148,16 +148,22 @@ def _resolve_cofiber(module: Module, spec: CofiberSpec, region: Region, threads:
     if store is not None:
         store.load_into(base, below=spec.s)
 
+    # M's own rows by Nassau's algorithm where it applies to M (finite, p = 2, over A), as a run of M would.
+    nassau = not nassau_qualifies(module, as_cofiber=False)
+
     def base_work(s: int, t: int) -> None:
         with trace.working_on(s, t):
-            step_standard(base, s, t)
+            if nassau and s >= 2:
+                step_nassau(base, s, t)
+            else:  # Nassau's s = 1 step reads ker epsilon, kept at s = 0
+                step_standard(base, s, t, keep_kernel=not nassau or s == 0)
 
     def base_done(s: int, t: int) -> None:
         if on_done is not None and s < spec.s and region.contains(s, t):
             on_done(s, t)
 
     todo = [b for b in jobs if not base.is_done(*b)]
-    run_jobs(todo, dependencies("standard"), base_work, threads, base_done)
+    run_jobs(todo, dependencies("nassau" if nassau else "standard"), base_work, threads, base_done)
     cut = Truncation(base, spec)
     cut.check_cocycle()
     if store is not None:  # only now: a class that is not a cocycle leaves nothing behind

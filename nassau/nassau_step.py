@@ -35,13 +35,14 @@ from nassau.resolution import Resolution
 from nassau.standard import quasi_inverse_with_identity, reduce_with_identity
 
 
-def nassau_qualifies(module: Module) -> str:
-    """Empty if Nassau's algorithm applies to the module, else the reason it does not."""
+def nassau_qualifies(module: Module, as_cofiber: bool = True) -> str:
+    """Empty if Nassau's algorithm applies to the module, else the reason it does not. A cofiber's run is the
+    standard algorithm's; as_cofiber=False asks about its M alone (whose rows a cofiber's run resolves first)."""
     if module.algebra.prime != 2:
         return f"it is a module at p = {module.algebra.prime}, and the algorithm is implemented at p = 2 only"
     if not module.profile.is_full:
         return f"it is a module over {module.profile.describe()}, not over the whole Steenrod algebra"
-    if getattr(module, "cofiber", None) is not None:
+    if as_cofiber and getattr(module, "cofiber", None) is not None:
         return "it is defined as a cofiber"
     if module.max_degree is None:
         return "it is infinite, and the algorithm's vanishing line is measured from a top cell"

@@ -170,3 +170,20 @@ def test_cofiber_by_a_square_is_coker_plus_ker(name: str, i: int, t_shift: int) 
             if coker + ker:
                 expected[(n, s)] = coker + ker
     assert got == expected
+
+
+@pytest.mark.parametrize("name", ["C2v14", "C4", "Ceta2"])
+def test_a_cofibers_m_rows_are_resolved_by_nassaus_algorithm(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """M of a cofiber (C2, finite over A at p = 2) is resolved by Nassau's algorithm at s >= 2, as a run of M would
+    be (a revert makes no Nassau step), and the cofiber's chart is the one a standard M gives (the twin)."""
+    from nassau import engine
+    from tests.helpers import run_engine
+
+    steps = []
+    real_step = engine.step_nassau
+    monkeypatch.setattr(engine, "step_nassau", lambda res, s, t: steps.append((s, t)) or real_step(res, s, t))
+    res, region = run_engine(name, stem=40, max_s=12)
+    assert steps and all(s >= 2 for s, _ in steps)
+    monkeypatch.setattr(engine, "nassau_qualifies", lambda m, as_cofiber=True: "the twin: M's rows standard")
+    twin, _ = run_engine(name, stem=40, max_s=12)
+    assert dims_in(res, region) == dims_in(twin, region) and sum(dims_in(res, region).values()) > 30
