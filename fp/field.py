@@ -55,7 +55,7 @@ class F2:
 
     def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """[A | I] reduced and split (image pivots, kernel RREF rows, their pivots) by a path that builds no
-        Augmented, where this field has one for A's size (a small A: one compiled call); None elsewhere."""
+        Augmented, where this field has one for A's size (a small A: fp.m4ri.small_kernel); None elsewhere."""
         split = small_kernel(a, ncols)
         return None if split is None else (split[0], split[2], split[3])
 

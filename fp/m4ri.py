@@ -440,7 +440,7 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     check_matrix(a, ncols)
     COUNTERS["calls"] += 1
     m, nw = a.shape
-    if m <= GAUSS_MAX_ROWS and m * nw <= GAUSS_MAX_CELLS or _cold_gauss(m, ncols, nw):
+    if gauss_fits(m, nw) or _cold_gauss(m, ncols, nw):
         return _gauss_jordan(a, ncols)
     if min(m, ncols) >= DEVICE_MIN:
         # The GPU backend takes large reductions when NASSAU_GPU allows (and logs each one for --trace).
@@ -453,6 +453,10 @@ def row_reduce(a: np.ndarray, ncols: int, *, parallel: bool | None = None) -> np
     return _m4ri_path(a, ncols, parallel)
 
 
+def gauss_fits(rows: int, nwords: int) -> bool:
+    """Whether a rows x nwords packed matrix is small enough for plain Gauss-Jordan (GAUSS_MAX_ROWS, _CELLS)."""
+    return rows <= GAUSS_MAX_ROWS and rows * nwords <= GAUSS_MAX_CELLS
+
 
 def small_kernel(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """For a small packed A (rows x ncols), what reducing [A | I] gives, split: the pivot columns of its image, the
@@ -464,7 +468,7 @@ def small_kernel(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.
     and Python steps: the step of every small bidegree, and every Nassau signature, asks for it."""
     check_matrix(a, ncols)
     m, wa = a.shape
-    if not (m <= GAUSS_MAX_ROWS and m * (wa + (m + 63) // 64) <= GAUSS_MAX_CELLS):
+    if not gauss_fits(m, wa + (m + 63) // 64):
         return None
     COUNTERS["calls"] += 1
     aug = _with_identity(a)
@@ -507,6 +511,7 @@ def _split_rows(aug, pivots, ncols, wa):
             for w in range(wa, wide):
                 kernel[r - rank, w - wa] = aug[r, w]
     return image, preimages, kernel, kernel_pivots
+
 
 _COLD = {"compiled": None, "work": 0}
 """Whether the serial M4RI kernel is compiled (None: not looked up yet), and the Gauss-Jordan work done instead.

@@ -91,12 +91,17 @@ def _rref(a, ncols, p, inv):
     return pivots[:r]
 
 
+def _packs(p: int, rows: int) -> bool:
+    """Whether a reduction of this many rows at p takes the nibble-packed layout."""
+    return p in NIBBLE_PRIMES and rows >= NIBBLE_MIN_ROWS
+
+
 def row_reduce_modp(a: np.ndarray, ncols: int, p: int) -> np.ndarray:
     """Reduce `a` (uint8, rows x width, entries < p) IN PLACE to RREF; pivots are searched among columns < ncols
     and columns beyond are carried along. Returns the pivot columns (int64, increasing)."""
     check_dense(a, ncols, p)
     COUNTERS["rref_calls"] += 1
-    if p in NIBBLE_PRIMES and a.shape[0] >= NIBBLE_MIN_ROWS:
+    if _packs(p, a.shape[0]):
         COUNTERS["nibble_calls"] += 1
         return row_reduce_nibbles(a, ncols, p, inverses(p))
     return _rref(a, ncols, p, inverses(p))
@@ -106,7 +111,7 @@ def image_and_kernel_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndarray
     """What reducing [A | I] gives (image pivots; ker A's RREF rows and their pivots) without a byte copy of
     [A | I], where the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more); None elsewhere."""
     check_dense(a, ncols, p)
-    if p not in NIBBLE_PRIMES or a.shape[0] < NIBBLE_MIN_ROWS:
+    if not _packs(p, a.shape[0]):
         return None
     COUNTERS["rref_calls"] += 1
     COUNTERS["nibble_calls"] += 1

@@ -33,6 +33,7 @@ def quasi_inverse_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = N
     aug, pivots = reduced_with_identity(a, ncols, field_)
     return aug.quasi_inverse(pivots, 0, 1)
 
+
 def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
     """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows).
 
