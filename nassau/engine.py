@@ -92,16 +92,20 @@ def compute(res: Resolution, region: Region, algorithm: str, s: int, t: int, sto
 
     The kernel ker d_s is kept for (s + 1, t) when that job is still to come; a job that finds no kernel kept
     recomputes it (standard.kernel_of), so results do not depend on where the jobs ran."""
-    keep = region.contains(s + 1, t) and not res.is_done(s + 1, t)
     with trace.working_on(s, t):
-        if algorithm == "nassau" and s >= 2:
-            step_nassau(res, s, t)
-        else:
-            # Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon. Every other
-            # algorithm (standard, change of rings, unstable) reads ker d_s at (s + 1, t).
-            step_standard(res, s, t, keep_kernel=keep and (algorithm != "nassau" or s == 0))
+        step(res, algorithm, s, t, keep=region.contains(s + 1, t) and not res.is_done(s + 1, t))
     if store is not None:
         store.save(res, s, t)
+
+
+def step(res: Resolution, algorithm: str, s: int, t: int, keep: bool = True) -> None:
+    """One step of the algorithm at (s, t); keep: ker d_s may be read at (s + 1, t), so keep it where that step
+    reads it. Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon. Every other
+    algorithm (standard, change of rings, unstable) reads ker d_s at (s + 1, t)."""
+    if algorithm == "nassau" and s >= 2:
+        step_nassau(res, s, t)
+    else:
+        step_standard(res, s, t, keep_kernel=keep and (algorithm != "nassau" or s == 0))
 
 
 def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,
@@ -149,21 +153,18 @@ def _resolve_cofiber(module: Module, spec: CofiberSpec, region: Region, threads:
         store.load_into(base, below=spec.s)
 
     # M's own rows by Nassau's algorithm where it applies to M (finite, p = 2, over A), as a run of M would.
-    nassau = not nassau_qualifies(module, as_cofiber=False)
+    base_algorithm = "standard" if nassau_qualifies(module, as_cofiber=False) else "nassau"
 
     def base_work(s: int, t: int) -> None:
         with trace.working_on(s, t):
-            if nassau and s >= 2:
-                step_nassau(base, s, t)
-            else:  # Nassau's s = 1 step reads ker epsilon, kept at s = 0
-                step_standard(base, s, t, keep_kernel=not nassau or s == 0)
+            step(base, base_algorithm, s, t)
 
     def base_done(s: int, t: int) -> None:
         if on_done is not None and s < spec.s and region.contains(s, t):
             on_done(s, t)
 
     todo = [b for b in jobs if not base.is_done(*b)]
-    run_jobs(todo, dependencies("nassau" if nassau else "standard"), base_work, threads, base_done)
+    run_jobs(todo, dependencies(base_algorithm), base_work, threads, base_done)
     cut = Truncation(base, spec)
     cut.check_cocycle()
     if store is not None:  # only now: a class that is not a cocycle leaves nothing behind
