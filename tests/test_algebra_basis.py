@@ -128,3 +128,23 @@ def test_block_starts_are_running_dimensions_of_t_minus_each_degree(make) -> Non
         twin = np.concatenate([[0], np.cumsum(make().dimensions_array(t - degs))]).astype(np.int64)
         got = basis.block_starts(t, degs)
         assert got.dtype == np.int64 and got.tolist() == twin.tolist()
+
+
+def test_a_free_module_keeps_only_its_latest_block_starts() -> None:
+    """FreeModule caches at most CACHED_STARTS block starts (keeping all held 6 MiB of S_3 through stem 200), and
+    what it answers after dropping some is still the running dimensions, for old and new requests alike."""
+    from algebra.free_module import CACHED_STARTS, FreeModule
+
+    basis = MilnorBasis(FULL)
+    basis.extend(80)
+    module = FreeModule(basis)
+    for d in range(0, 40, 3):
+        module.add_generators(d, [f"x{d}"])
+    rng = np.random.default_rng()
+    asked = [(int(t), int(n)) for t, n in zip(rng.integers(0, 80, 400), rng.integers(0, module.num_gens + 1, 400))]
+    for t, n in asked + asked[:50]:
+        degs = module.gen_degrees[:n]
+        twin = np.concatenate([[0], np.cumsum(basis.dimensions_array(t - degs))]).astype(np.int64)
+        assert module.offsets(t, n).tolist() == twin.tolist()
+    assert len(set(asked)) > CACHED_STARTS and len(module._offsets) == CACHED_STARTS
+    assert module.offsets(80, 2) is module.offsets(80, 2)  # the newest is kept (t = 80 was never asked)
