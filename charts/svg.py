@@ -11,7 +11,7 @@ import re
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterator
-from xml.sax.saxutils import escape
+from html import escape
 
 from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame, fmt
 from charts.model import Chart, Product, reference_op_name
@@ -49,7 +49,7 @@ def to_svg(chart: Chart) -> str:
     parts = [
         f'<svg version="1.1" width="{frame.width}" height="{frame.height}" '
         f'viewBox="0 0 {frame.width} {frame.height}" xmlns="{SVG_NS}">',
-        f"<title>{escape(title)}</title>",
+        f"<title>{escape(title, quote=False)}</title>",  # &, <, > as xml.sax.saxutils does (it imports ssl)
         f"<style>{STYLE}</style>",
         *_grid(frame),
         *_uncomputed(chart, frame),

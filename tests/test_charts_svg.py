@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import random
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterator
@@ -149,6 +151,16 @@ def test_uncomputed_cells_are_shaded_only_where_rows_stop_short():
 def test_names_are_escaped():
     chart = Chart('A<&>"', 2, "standard", 1, 0, 0, {0: 1}, {(0, 0): 1})
     assert ET.fromstring(to_svg(chart)).find(SVG + "title").text.startswith('Ext chart of A<&>"')
+    assert '<title>Ext chart of A&lt;&amp;&gt;"' in to_svg(chart)  # &, <, > only, as xml.sax.saxutils.escape
+
+
+def test_the_cli_imports_no_network_modules() -> None:
+    """Escaping a title takes html.escape, not xml.sax.saxutils.escape, which imports urllib, http and ssl
+    (1.5 MiB of every run's memory)."""
+    code = ("import sys, nassau.cli; "
+            "print(sorted(m for m in ('urllib.request', 'http.client', 'ssl') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 def dense_chart(stems: int, max_s: int, seed: int = 0) -> Chart:
