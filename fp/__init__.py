@@ -8,6 +8,7 @@ from .masked import add_masked, add_unmasked, any_in_columns, gather_columns, sc
 from .matmul import gf2_addmul, gf2_matmul
 from .packed import check_matrix, from_bool, random_matrix, to_bool, words, zeros
 from .quasi_inverse import QuasiInverse
+from .row_blocks import RowBlocks
 from .subspace import Subspace
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "field",
     "COUNTERS",
     "QuasiInverse",
+    "RowBlocks",
     "Subspace",
     "add_masked",
     "add_unmasked",

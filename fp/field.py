@@ -15,6 +15,7 @@ from .masked import gather_columns, scatter_columns
 from .matmul import gf2_addmul, gf2_matmul
 from .modp import addmul_modp, check_dense, image_and_kernel_modp, row_reduce_modp
 from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
+from .row_blocks import RowBlocks, whole
 
 #: The largest identity F2 keeps a copy of.
 _KEPT_IDENTITY = 2048
@@ -53,10 +54,12 @@ class F2:
     def row_reduce(self, a: np.ndarray, ncols: int, parallel: bool | None = None) -> np.ndarray:
         return row_reduce(a, ncols, parallel=parallel)
 
-    def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    def image_and_kernel(self, a: np.ndarray | RowBlocks,
+                         ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """[A | I] reduced and split (image pivots, kernel RREF rows, their pivots) by a path that builds no
-        Augmented, where this field has one for A's size (a small A: fp.m4ri.small_kernel); None elsewhere."""
-        split = small_kernel(a, ncols)
+        Augmented, where this field has one for A's size (a small A: fp.m4ri.small_kernel); None elsewhere. A may
+        come in row blocks (fp.row_blocks); here it is asked for whole."""
+        split = small_kernel(whole(a), ncols)
         return None if split is None else (split[0], split[2], split[3])
 
     def quasi_inverse(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
@@ -123,8 +126,9 @@ class PrimeField:
     def row_reduce(self, a: np.ndarray, ncols: int, parallel: bool | None = None) -> np.ndarray:
         return row_reduce_modp(a, ncols, self.p)
 
-    def image_and_kernel(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """As F2's (here: the packed layout's, which never copies [A | I] in bytes)."""
+    def image_and_kernel(self, a: np.ndarray | RowBlocks,
+                         ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """As F2's (here: the packed layout's, which never copies [A | I] in bytes and packs A a block at a time)."""
         return image_and_kernel_modp(a, ncols, self.p)
 
     def quasi_inverse(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:

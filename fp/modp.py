@@ -9,12 +9,15 @@ increasing pivot order, as sseq's does, so any correct reduction yields the same
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 from numba import njit
 
 from .modp_nibbles import PRIMES as NIBBLE_PRIMES
 from .modp_nibbles import image_and_kernel as nibble_image_and_kernel
 from .modp_nibbles import row_reduce_nibbles
+from .row_blocks import RowBlocks, blocks
 
 #: Test hook: compiled calls made (a revert to Python loops shows here), and those on nibble-packed rows.
 COUNTERS = {"rref_calls": 0, "matmul_calls": 0, "nibble_calls": 0}
@@ -107,15 +110,22 @@ def row_reduce_modp(a: np.ndarray, ncols: int, p: int) -> np.ndarray:
     return _rref(a, ncols, p, inverses(p))
 
 
-def image_and_kernel_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+def image_and_kernel_modp(a: np.ndarray | RowBlocks, ncols: int,
+                          p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """What reducing [A | I] gives (image pivots; ker A's RREF rows and their pivots) without a byte copy of
-    [A | I], where the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more); None elsewhere."""
-    check_dense(a, ncols, p)
-    if not _packs(p, a.shape[0]):
+    [A | I], where the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more); None elsewhere.
+    A may come in row blocks (fp.row_blocks): the packing takes one at a time."""
+    if not _packs(p, len(a)):
         return None
     COUNTERS["rref_calls"] += 1
     COUNTERS["nibble_calls"] += 1
-    return nibble_image_and_kernel(a, ncols, p, inverses(p))
+    return nibble_image_and_kernel(_checked(blocks(a), ncols, p), len(a), ncols, p, inverses(p))
+
+
+def _checked(parts: Iterator[tuple[int, np.ndarray]], ncols: int, p: int) -> Iterator[tuple[int, np.ndarray]]:
+    for r0, block in parts:
+        check_dense(block, ncols, p)
+        yield r0, block
 
 
 @njit(cache=True, nogil=True)

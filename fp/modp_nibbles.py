@@ -9,6 +9,8 @@ kernel's (fp.modp), which the tests compare on fresh random matrices.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
 from numba import njit
 
@@ -137,15 +139,16 @@ def row_reduce_nibbles(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> np
     return pivots
 
 
-def image_and_kernel(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For A (bytes, rows x ncols, entries < p): the pivot columns of its image and ker A (over A's rows) as RREF
-    byte rows with their pivots, what [A | I] reduced gives. [A | I] is packed straight from A (the identity
-    placed as it packs) and only the kernel rows are unpacked, so no byte copy of [A | I] is made: the largest
-    step of S_3 through stem 200 held A (5 MiB), [A | I] in bytes (12 MiB) and its packing (6 MiB); this holds A
-    and the packing."""
-    rows = a.shape[0]
+def image_and_kernel(blocks: Iterable[tuple[int, np.ndarray]], rows: int, ncols: int, p: int,
+                     inv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For A (bytes, rows x ncols, entries < p; as (first row, rows) blocks in order, fp.row_blocks): the pivot
+    columns of its image and ker A (over A's rows) as RREF byte rows with their pivots, what [A | I] reduced gives. [A | I] is
+    packed straight from A's blocks as they come (the identity placed as it packs) and only the kernel rows are
+    unpacked, so neither A whole nor a byte copy of [A | I] need exist: the largest step of S_3 through stem 200
+    held A (5.8 MiB), [A | I] in bytes (12 MiB) and its packing (6 MiB); this holds the packing and one block."""
     packed = np.zeros((rows, (ncols + rows + 15) >> 4), dtype=np.uint64)
-    _pack_with_identity(a, packed, ncols)
+    for r0, block in blocks:
+        _pack_with_identity(block, packed[r0:r0 + block.shape[0]], ncols, r0)
     pivots = _rref_packed(packed, ncols + rows, p, inv)  # rank `rows`: the identity has full rank
     rank = int(np.searchsorted(pivots, ncols))
     kernel = np.zeros((rows - rank, rows), dtype=np.uint8)
@@ -154,10 +157,11 @@ def image_and_kernel(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> tupl
 
 
 @njit(cache=True, nogil=True)
-def _pack_with_identity(a, packed, ncols):
+def _pack_with_identity(a, packed, ncols, first):
+    """Pack rows first.. of A into `packed` (their rows), with the identity's 1 of row first + i at ncols + first + i."""
     _pack(a, packed)
     for i in range(a.shape[0]):
-        c = ncols + i
+        c = ncols + first + i
         packed[i, c >> 4] |= np.uint64(1) << np.uint64(4 * (c & 15))
 
 

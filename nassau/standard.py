@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fp import F2, Augmented, QuasiInverse, Subspace, field
+from fp import F2, Augmented, QuasiInverse, RowBlocks, Subspace, field
+from fp.row_blocks import whole
 from nassau.resolution import Resolution
 
 
@@ -34,22 +35,24 @@ def quasi_inverse_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = N
     return aug.quasi_inverse(pivots, 0, 1)
 
 
-def reduce_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
-    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows).
+def reduce_with_identity(a: np.ndarray | RowBlocks, ncols: int,
+                         field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
+    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows). A may
+    come in row blocks (differential_rows), built whole only where the reduction takes it whole.
 
     Without rows or without columns [A | I] is already reduced (no image, every row in the kernel): half the
     jobs of a resolution over a small algebra such as A(1) are such empty ones, not worth an Augmented. Where the
     field has a path that builds none (a small A over F2; a large one at p = 3, 5, 7: field.image_and_kernel), it
     takes it."""
     f = field(2) if field_ is None else field_
-    if a.shape[0] == 0 or ncols == 0:
-        rows = np.arange(a.shape[0], dtype=np.int64)
+    if len(a) == 0 or ncols == 0:
+        rows = np.arange(len(a), dtype=np.int64)
         return rows[:0], Subspace.from_rref(f.identity(len(rows)), rows, len(rows), f)
     split = f.image_and_kernel(a, ncols)
     if split is not None:
         image, basis, pivots = split
-        return image, Subspace.from_rref(basis, pivots, a.shape[0], f)
-    aug, pivots = reduced_with_identity(a, ncols, field_)
+        return image, Subspace.from_rref(basis, pivots, len(a), f)
+    aug, pivots = reduced_with_identity(whole(a), ncols, field_)
     return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)
 
 
@@ -68,6 +71,14 @@ def augmentation_matrix(res: Resolution, t: int, ngens: int) -> np.ndarray:
         if table is not None:  # an unstable block is a prefix of the algebra's basis: the rows it has
             out[off[g]:off[g + 1]] = np.einsum("i,aio->ao", eps, table[:off[g + 1] - off[g]].astype(np.int64))
     return res.field.from_ints(out)
+
+
+def differential_rows(res: Resolution, s: int, t: int, n: int, target_ngens: int, ncols: int) -> RowBlocks:
+    """d_s in degree t on the first n basis elements of F_s, into the first target_ngens blocks of F_{s-1} (ncols
+    columns), as row blocks: the reduction builds it a block at a time where it can (at odd p)."""
+    d = res.differential(s)
+    return RowBlocks(n, res.field.storage(ncols) * res.field.dtype.itemsize,
+                     lambda r0, r1: d.matrix(t, np.arange(r0, r1, dtype=np.int64), target_ngens))
 
 
 def pad_columns(rows: np.ndarray, ncols: int, field_: F2 | None = None) -> np.ndarray:
@@ -96,8 +107,9 @@ def kernel_of(res: Resolution, s: int, t: int) -> Subspace:
     fs, target = res.free(s), res.free(s - 1)
     ngens = fs.gens_below(t)
     target_ngens = target.gens_below(t)
-    d = res.differential(s).matrix(t, np.arange(fs.dimension(t, ngens), dtype=np.int64), target_ngens)
-    return reduce_with_identity(d, target.dimension(t, target_ngens), res.field)[1]
+    ncols = target.dimension(t, target_ngens)
+    return reduce_with_identity(differential_rows(res, s, t, fs.dimension(t, ngens), target_ngens, ncols), ncols,
+                                res.field)[1]
 
 
 def cycles(res: Resolution, s: int, t: int) -> Subspace:
@@ -142,9 +154,8 @@ def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> 
             res.set_kernel(s, t, Subspace(0, res.field))
         res.add_generators(s, t, res.field.zeros(0, 0), target_ngens)
         return 0
-    d = res.differential(s).matrix(t, np.arange(n, dtype=np.int64), target_ngens) if n and ncols else \
-        res.field.zeros(n, ncols)
-    image_pivots, kernel = reduce_with_identity(d, ncols, res.field)
+    image_pivots, kernel = reduce_with_identity(differential_rows(res, s, t, n, target_ngens, ncols), ncols,
+                                                res.field)
     if keep_kernel:
         res.set_kernel(s, t, kernel)
     desired = cycles(res, s, t)

@@ -183,3 +183,48 @@ def test_a_large_step_at_p3_builds_no_byte_augmented_matrix(monkeypatch: pytest.
     run_engine("S_3", max_t=90, max_s=8, algorithm="standard")
     assert COUNTERS["nibble_calls"] > before
     assert built and all(rows < NIBBLE_MIN_ROWS for rows, _ in built)
+
+
+@pytest.mark.parametrize("p", [3, 5, 7])
+@pytest.mark.parametrize("rows_per_block", [1, 5, 48])
+@pytest.mark.parametrize("rank", [None, "low"])
+def test_packing_row_blocks_equals_packing_the_whole_matrix(monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator,
+                                                            p: int, rows_per_block: int, rank: str | None) -> None:
+    """A handed over in row blocks (fp.row_blocks, each packed as it is built) reduces as A whole does: the same
+    image pivots, kernel rows and kernel pivots, on fresh random matrices cut into blocks of 1, 5 and 48 rows (the
+    identity's 1 of a block's row i lands at column ncols + its first row + i); A whole is never built."""
+    from fp import RowBlocks, row_blocks
+    from fp.modp import image_and_kernel_modp
+
+    shape = (97, 61)
+    a = random_matrix(rng, shape, p, None if rank is None else 20)
+    monkeypatch.setattr(row_blocks, "BLOCK_BYTES", rows_per_block * shape[1])
+    asked = []
+    parts = RowBlocks(shape[0], shape[1], lambda r0, r1: asked.append((r0, r1)) or a[r0:r1].copy())
+    image, kernel, kernel_pivots = image_and_kernel_modp(parts, shape[1], p)
+    twin = image_and_kernel_modp(a, shape[1], p)
+    assert image.tolist() == twin[0].tolist() and kernel_pivots.tolist() == twin[2].tolist()
+    assert np.array_equal(kernel, twin[1])
+    assert asked == [(r0, min(shape[0], r0 + rows_per_block)) for r0 in range(0, shape[0], rows_per_block)]
+
+
+def test_a_large_step_at_p3_never_builds_its_differential_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """S_3's reductions with NIBBLE_MIN_ROWS rows or more take d_s in row blocks (a revert builds each whole
+    first), the smaller ones whole; with blocks of 4 KiB (many a step) every differential is the one built whole."""
+    from fp import RowBlocks, row_blocks
+    from fp.modp import NIBBLE_MIN_ROWS
+    from tests.helpers import run_engine
+
+    whole, region = run_engine("S_3", max_t=90, max_s=8, algorithm="standard")
+    monkeypatch.setattr(row_blocks, "BLOCK_BYTES", 4096)
+    built_whole, in_blocks = [], []
+    real_whole, real_blocks = RowBlocks.whole, RowBlocks.blocks
+    monkeypatch.setattr(RowBlocks, "whole", lambda self: built_whole.append(len(self)) or real_whole(self))
+    monkeypatch.setattr(RowBlocks, "blocks", lambda self: in_blocks.append(len(self)) or real_blocks(self))
+    res, _ = run_engine("S_3", max_t=90, max_s=8, algorithm="standard")
+    assert in_blocks and min(in_blocks) >= NIBBLE_MIN_ROWS and max(built_whole) < NIBBLE_MIN_ROWS
+    for s in range(1, region.max_s + 1):
+        ours, twin = res.differential(s), whole.differential(s)
+        assert ours.num_outputs == twin.num_outputs > 0
+        for g in range(ours.num_outputs):
+            assert np.array_equal(ours.output(g)[0], twin.output(g)[0]) and ours.output(g)[1] == twin.output(g)[1]
