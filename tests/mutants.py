@@ -205,6 +205,25 @@ MUTANTS = [
            (literal("((row_counts.astype(np.int64) + group - 1) // group)",
                     "(row_counts.astype(np.int64) // group + 1)"),),
            ("tests/test_gpu_products.py",)),
+    Mutant("block starts kept forever", "algebra/free_module.py",
+           (literal("                if len(cache) > CACHED_STARTS:\n                    del cache[next(iter(cache))]\n",
+                    ""),),
+           ("tests/test_algebra_basis.py::test_a_free_module_keeps_only_its_latest_block_starts",)),
+    Mutant("block starts drop the newest", "algebra/free_module.py",
+           (literal("del cache[next(iter(cache))]", "cache.popitem()"),),
+           ("tests/test_algebra_basis.py::test_a_free_module_keeps_only_its_latest_block_starts",)),
+    Mutant("a block's identity placed as if it were the first", "fp/modp_nibbles.py",
+           (literal("        c = ncols + first + i\n", "        c = ncols + i\n"),),
+           ("tests/test_fp_modp.py::test_packing_row_blocks_equals_packing_the_whole_matrix",)),
+    Mutant("the standard step builds d whole", "nassau/standard.py",
+           (literal("    return RowBlocks(n, res.field.storage(ncols) * res.field.dtype.itemsize,\n"
+                    "                     lambda r0, r1: d.matrix(t, np.arange(r0, r1, dtype=np.int64), target_ngens))",
+                    "    return d.matrix(t, np.arange(n, dtype=np.int64), target_ngens)"),),
+           ("tests/test_fp_modp.py::test_a_large_step_at_p3_never_builds_its_differential_whole",)),
+    Mutant("svg titles escaped by xml.sax.saxutils", "charts/svg.py",
+           (literal("from html import escape\n", "from xml.sax.saxutils import escape\n"),
+            literal("escape(title, quote=False)", "escape(title)")),
+           ("tests/test_charts_svg.py::test_the_cli_imports_no_network_modules",)),
 ]
 
 
