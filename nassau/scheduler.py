@@ -32,25 +32,34 @@ class JobFailed(RuntimeError):
     """A job raised; the original exception is the __cause__."""
 
 
-def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegree]],
-             work: Callable[[int, int], None], threads: int = 1,
-             on_done: Callable[[int, int], None] | None = None) -> None:
-    """Run work(s, t) for every job, each after its dependencies (those in `jobs`) have finished."""
+def _graph(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegree]]
+           ) -> tuple[dict[Bidegree, int], dict[Bidegree, list[Bidegree]], list[tuple[int, int]]]:
+    """How many unfinished dependencies each job waits on, each job's successors, and the (t, s) heap of the jobs
+    ready now. The successor lists hold the job keys themselves, not new tuples, and run_jobs drops what it has
+    done with (S_3 through stem 200, s <= 50: 12750 jobs, whose graph held 3 MiB)."""
     pending = set(jobs)
     waiting: dict[Bidegree, int] = {}
     successors: dict[Bidegree, list[Bidegree]] = {job: [] for job in pending}
     ready: list[tuple[int, int]] = []
-    for s, t in pending:
-        inside = [d for d in deps(s, t) if d in pending]
-        waiting[(s, t)] = len(inside)
+    for job in pending:
+        inside = [d for d in deps(*job) if d in pending]
+        waiting[job] = len(inside)
         for d in inside:
-            successors[d].append((s, t))
+            successors[d].append(job)
         if not inside:
-            heapq.heappush(ready, (t, s))
-    if not pending:
+            heapq.heappush(ready, (job[1], job[0]))
+    return waiting, successors, ready
+
+
+def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegree]],
+             work: Callable[[int, int], None], threads: int = 1,
+             on_done: Callable[[int, int], None] | None = None) -> None:
+    """Run work(s, t) for every job, each after its dependencies (those in `jobs`) have finished."""
+    waiting, successors, ready = _graph(jobs, deps)
+    if not waiting:
         return
     cond = threading.Condition()
-    state = {"left": len(pending), "error": None, "running": 0}
+    state = {"left": len(waiting), "error": None, "running": 0}
     finished = threading.Event()  # what the calling thread waits on: set when every job is done, or on an error
     # What runs: since when, on which thread, and that thread's compile time then (to start the other workers).
     running_since: dict[Bidegree, tuple[float, int, float]] = {}
@@ -112,9 +121,10 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
                 state["running"] -= 1
                 state["left"] -= 1
                 del running_since[(s, t)]
-                for nxt in successors[(s, t)]:
+                for nxt in successors.pop((s, t)):
                     waiting[nxt] -= 1
                     if waiting[nxt] == 0:
+                        del waiting[nxt]
                         heapq.heappush(ready, (nxt[1], nxt[0]))
                 cond.notify_all()
 

@@ -133,3 +133,16 @@ def test_a_heavy_job_starts_the_other_workers() -> None:
     """Once a job has worked for SHARE_AFTER, the rest of the pool joins and takes the other ready jobs."""
     ran = threads_used([(0, t) for t in range(40)], lambda s, t: time.sleep(3 * SHARE_AFTER if t == 0 else 1e-3), 4)
     assert len(ran) > 1
+
+
+def test_the_graph_holds_each_bidegree_once() -> None:
+    """The successor lists hold the jobs' own key objects, not a new tuple per edge (12750 jobs of S_3 through
+    stem 200 made 25000 of them, 1.4 MiB), and only jobs without dependencies inside start ready."""
+    from nassau.scheduler import _graph
+
+    jobs = [(s, t) for t in range(30) for s in range(min(t, 8) + 1)]
+    waiting, successors, ready = _graph(jobs, lambda s, t: [(s, t - 1), (s - 1, t)])
+    keys = {id(job) for job in jobs}
+    assert all(id(nxt) in keys for nexts in successors.values() for nxt in nexts)
+    assert sum(map(len, successors.values())) == sum(waiting.values()) > 0
+    assert sorted(ready) == [(0, 0)]
