@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
-#: About how many bytes of a matrix one block holds (at least one row).
-BLOCK_BYTES = 1 << 20
+#: About how many bytes of a matrix one block holds (at least one row): a few matrix calls for the largest d.
+BLOCK_BYTES = 1 << 18
 
 
 class RowBlocks:
