@@ -134,6 +134,8 @@ def main() -> None:
         walls = [row[0] for row in rows]
         print(f"{name:10s} {min(walls):6.2f} {statistics.median(walls):9.2f} {max(walls):7.2f} "
               f"{max(row[1] for row in rows):13.0f} {max(row[2] for row in rows):17.0f} {max(row[3] for row in rows):12.0f}")
+    for name, rows in results.items():  # both engines' peaks move from run to run (the allocators' fragmentation)
+        print(f"{name:10s} peak RSS MiB per round: {', '.join(f'{row[1]:.0f}' for row in rows)}")
     ratio = statistics.median(r[0] for r in results["nassau"]) / statistics.median(r[0] for r in results["reference"])
     print(f"ratio (median ours / median reference): {ratio:.2f}; charts byte-identical: {same}")
     if not same:
