@@ -123,6 +123,7 @@ def image_and_kernel_modp(a: np.ndarray | RowBlocks, ncols: int,
 
 
 def _checked(parts: Iterator[tuple[int, np.ndarray]], ncols: int, p: int) -> Iterator[tuple[int, np.ndarray]]:
+    """The blocks, each checked as it comes (before its packing, which trusts its input)."""
     for r0, block in parts:
         check_dense(block, ncols, p)
         yield r0, block
