@@ -46,11 +46,12 @@ def _python(code: str) -> str:
 def test_a_warm_run_loads_kernels_without_numbas_lowering_modules() -> None:
     """A run on a warm cache (the first one here warms it) imports none of the lowering modules numba's refresh
     would (a revert imports all 63), and its kernels work: a resolution, and the threaded reduction equal to the
-    serial one."""
-    assert kernel_loading.install()
+    serial one. On a numba newer than fp.kernel_loading knows, numba's own loading runs (and imports them)."""
+    light = kernel_loading.install()  # False only on a numba it was not written for: numba's own loading then
+    assert light or kernel_loading._version() >= kernel_loading.SUPPORTED[1]
     _python(RUN)
     lines = _python(RUN).splitlines()
-    assert lines[0] == "[]"
+    assert lines[0] == ("[]" if light else str(sorted(LOWERING)))
     assert lines[1].strip() == "·"  # s = 0 of S_2's chart: the unit alone
 
 
