@@ -142,10 +142,11 @@ def row_reduce_nibbles(a: np.ndarray, ncols: int, p: int, inv: np.ndarray) -> np
 def image_and_kernel(blocks: Iterable[tuple[int, np.ndarray]], rows: int, ncols: int, p: int,
                      inv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For A (bytes, rows x ncols, entries < p; as (first row, rows) blocks in order, fp.row_blocks): the pivot
-    columns of its image and ker A (over A's rows) as RREF byte rows with their pivots, what [A | I] reduced gives. [A | I] is
-    packed straight from A's blocks as they come (the identity placed as it packs) and only the kernel rows are
-    unpacked, so neither A whole nor a byte copy of [A | I] need exist: the largest step of S_3 through stem 200
-    held A (5.8 MiB), [A | I] in bytes (12 MiB) and its packing (6 MiB); this holds the packing and one block."""
+    columns of its image and ker A (over A's rows) as RREF byte rows with their pivots, what [A | I] reduced gives.
+    [A | I] is packed straight from A's blocks as they come (the identity placed as it packs) and only the kernel
+    rows are unpacked, so neither A whole nor a byte copy of [A | I] need exist: the largest step of S_3 through
+    stem 200 held A (5.8 MiB), [A | I] in bytes (12 MiB) and its packing (6 MiB); this holds the packing and one
+    block."""
     packed = np.zeros((rows, (ncols + rows + 15) >> 4), dtype=np.uint64)
     for r0, block in blocks:
         _pack_with_identity(block, packed[r0:r0 + block.shape[0]], ncols, r0)
@@ -158,7 +159,7 @@ def image_and_kernel(blocks: Iterable[tuple[int, np.ndarray]], rows: int, ncols:
 
 @njit(cache=True, nogil=True)
 def _pack_with_identity(a, packed, ncols, first):
-    """Pack rows first.. of A into `packed` (their rows), with the identity's 1 of row first + i at ncols + first + i."""
+    """Pack rows first.. of A into `packed` (their rows), the identity's 1 of row first + i at ncols + first + i."""
     _pack(a, packed)
     for i in range(a.shape[0]):
         c = ncols + first + i
