@@ -72,11 +72,14 @@ def test_a_of_a_square_is_zero(pair: PairAlgebra) -> None:
 
 def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
     """z4_product (cut at two carries) = z4_product_all (every Milnor matrix) on fresh random pairs up to degree 100,
-    and it lists what it makes nonzero; it reaches under a quarter of the matrices (fails if the cut is loosened)."""
+    and it lists what it makes nonzero; it reaches under a quarter of the matrices (fails if the cut is loosened). The
+    pairs meet coefficients 1, 2 and 3, so the pruned path's coefficient rule (from carries and adjacent bits, no
+    binomials) is checked on each."""
     basis = MilnorBasis()
     basis.extend(201)
     binom, ws = binomials_mod4(), z4_workspace()
     reached = {"cut": 0, "all": 0}
+    coefficients: set[int] = set()
     for _ in range(1500):
         dr, ds = (int(d) for d in rng.integers(0, 101, 2))
         r = int(rng.integers(basis.dimension(dr)))
@@ -90,6 +93,7 @@ def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
         reached["all"] += z4_product_all(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, binom,
                                          every, ws)
         assert np.array_equal(cut, every), (basis.element(dr, r), basis.element(ds, s))
+        coefficients.update(np.unique(cut).tolist())
         assert hits[0] >= 0 and set(np.nonzero(cut)[0]) <= set(hits[1:hits[0] + 1].tolist())
         if np.count_nonzero(cut) > 1:  # a list too short says so: the caller scans the degree instead
             short = np.zeros(2, dtype=np.int64)
@@ -97,6 +101,7 @@ def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
                        short)
             assert short[0] == -1
     assert reached["cut"] < reached["all"] / 4, reached
+    assert coefficients == {0, 1, 2, 3}
 
 
 def lifted(module: str, algorithm: str = "standard", stem: int = 30, max_s: int = 7, threads: int = 1):
