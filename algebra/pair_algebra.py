@@ -58,38 +58,51 @@ def _carries(a, b):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, binom, carries, out, hits):
-    """out[index(T)] += the coefficient of the Milnor matrix (x with first column rem_row, first row rem_col): the
-    product of its anti-diagonals' multinomials, mod 4. A nonempty `hits` lists (after its count, hits[0]) each index
-    it makes nonzero, so that a caller reads back a product without scanning the whole degree.
+def _matrix_sums(m, k, rem_row, rem_col, x, t):
+    """T of a Milnor matrix (x with first column rem_row, first row rem_col) into t: its anti-diagonal sums; returns
+    T's length and the parity of the adjacent bit pairs of the sums that come from different entries.
 
-    With carries < 0 the coefficient is that product of binomials, read from binom (the twin's way). With the
-    matrix's carries given (0 or 1, as the pruned enumeration counts them) no table is read: one carry makes it
-    2 mod 4; without carries every binomial C(a + b, a) has a & b = 0 and is (-1)^(pc(a & b >> 1) + pc(b & a >> 1))
-    mod 4 (Davis-Webb), so the product is -1 to the number of adjacent bits of the anti-diagonal sums that come
-    from different entries: the adjacent pairs of the sums less those inside each entry. That saved a fifth of the
-    Z/4 products' time."""
-    coef = 1
+    That parity is the sign of a matrix without carries: each binomial C(a + b, a) with a & b = 0 of its
+    multinomials is (-1)^(pc(a & b >> 1) + pc(b & a >> 1)) mod 4 (Davis-Webb), so their product is -1 to the adjacent
+    pairs of the sums less those inside each entry. With one carry the coefficient is 2 whatever the sign: the pruned
+    enumeration reads no binomial table (a fifth of its time)."""
     tlen = 0
-    split = 0  # adjacent bit pairs: of the sums, less those inside the entries
+    split = 0
     for d in range(1, m + k + 1):
         total = 0
         for i2 in range(max(0, d - k), min(d, m) + 1):
             j2 = d - i2
             v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
             total += v
-            if carries < 0:
-                coef = coef * binom[total, v] % 4
-            else:
-                split += popcount(v & (v >> 1))
+            split += popcount(v & (v >> 1))
         t[d - 1] = total
         if total:
             tlen = d
             split += popcount(total & (total >> 1))
+    return tlen, split & 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _binomial_coefficient(m, k, rem_row, rem_col, x, binom):
+    """The matrix's coefficient mod 4 as the product of its anti-diagonals' multinomials, from the binomial table (the
+    twin's way)."""
+    coef = 1
+    for d in range(1, m + k + 1):
+        total = 0
+        for i2 in range(max(0, d - k), min(d, m) + 1):
+            j2 = d - i2
+            v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
+            total += v
+            coef = coef * binom[total, v] % 4
         if coef == 0:
-            return
-    if carries >= 0:
-        coef = 2 if carries else 1 + 2 * (split & 1)
+            return 0
+    return coef
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _add_term(t, tlen, deg, g, index_map, map_offset, coef, out, hits):
+    """out[index(T)] += coef mod 4. A nonempty `hits` lists (after its count, hits[0]) each index it makes nonzero,
+    so that a caller reads back a product without scanning the whole degree."""
     idx = rank_of(t, tlen, deg, g, index_map, map_offset, 0)
     if hits.shape[0] and out[idx] == 0 and hits[0] >= 0:
         if hits[0] + 1 < hits.shape[0]:
@@ -101,9 +114,9 @@ def _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, bin
 
 
 @njit(cache=True, nogil=True)
-def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws, hits):
+def z4_product(r_word, s_word, deg, g, index_map, map_offset, out, ws, hits):
     """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4; returns how many Milnor matrices
-    it reached (`hits` as in _add_matrix: empty for none).
+    it reached (`hits` as in _add_term: empty for none).
 
     A matrix's coefficient has 2-adic valuation the number of carries in adding up each anti-diagonal (Kummer), and
     carries only accumulate as entries join their anti-diagonals: a partial matrix with two carries has no
@@ -152,7 +165,8 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws, hi
     while True:
         if c == ncell:
             reached += 1
-            _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, binom, carries, out, hits)
+            tlen, sign = _matrix_sums(m, k, rem_row, rem_col, x, t)
+            _add_term(t, tlen, deg, g, index_map, map_offset, 2 if carries else 1 + 2 * sign, out, hits)
             if ncell == 0:
                 break
             c -= 1
@@ -246,7 +260,10 @@ def z4_product_all(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws
                 val[level] = -1
                 continue
         reached += 1
-        _add_matrix(m, k, rem_row, rem_col, x, t, deg, g, index_map, map_offset, binom, -1, out, t[:0])
+        coef = _binomial_coefficient(m, k, rem_row, rem_col, x, binom)
+        if coef:
+            tlen, _ = _matrix_sums(m, k, rem_row, rem_col, x, t)
+            _add_term(t, tlen, deg, g, index_map, map_offset, coef, out, t[:0])
         if not cells:
             break
     return reached

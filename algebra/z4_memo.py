@@ -21,7 +21,7 @@ import threading
 import numpy as np
 from numba import njit
 
-from algebra.pair_algebra import binomials_mod4, z4_product, z4_workspace
+from algebra.pair_algebra import z4_product, z4_workspace
 from algebra.product_tables import budget_bytes, kept_on
 
 #: Default byte budget of one basis's kept products, their terms and the key hash (NASSAU_Z4_MEMO_MB overrides; 0
@@ -49,7 +49,7 @@ def _slot(keys, r, s) -> int:
 
 @njit(cache=True, nogil=True)
 def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, g, index_map, map_offset,
-                binom, flat_offset, keys, terms, collect):
+                flat_offset, keys, terms, collect):
     """z4_batch, reading kept pairs from (keys, terms) and enumerating the others (into out and, when collect, into
     the new pairs returned: R words, S words, term counts, their terms; a pair met twice is returned twice).
     Also returns how many products it enumerated, and how many it made."""
@@ -85,10 +85,10 @@ def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, t
             deg = row_deg[i] + term_sdeg[q]
             too_large = deg + 1 >= flat_offset.shape[0] or flat_offset[deg + 1] - flat_offset[deg] >= MAX_KEPT_DIM
             if not collect or too_large:
-                z4_product(r, s, deg, g, index_map, map_offset, binom, out[i, col:], ws, hits[:0])
+                z4_product(r, s, deg, g, index_map, map_offset, out[i, col:], ws, hits[:0])
                 continue
             hits[0] = 0
-            z4_product(r, s, deg, g, index_map, map_offset, binom, scratch, ws, hits)
+            z4_product(r, s, deg, g, index_map, map_offset, scratch, ws, hits)
             first = used
             listed = hits[0] >= 0
             for h in range(hits[0] if listed else flat_offset[deg + 1] - flat_offset[deg]):
@@ -180,7 +180,7 @@ class Z4Memo:
         b = self.basis
         new_r, new_s, new_count, new_terms, enumerated, made = _memo_batch(
             out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
-            batch.term_col, b.rank_g, b.index_map, b.index_map_offset, binomials_mod4(), b.flat_offset, self._keys,
+            batch.term_col, b.rank_g, b.index_map, b.index_map_offset, b.flat_offset, self._keys,
             self._terms, not self._full)
         with self._lock:
             self.counts["products"] += made

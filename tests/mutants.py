@@ -199,7 +199,7 @@ MUTANTS = [
            (literal("            if cell & 2:\n                dsum[j] -= rem_col[j]\n", ""),),
            ("tests/test_secondary.py::test_pruned_z4_products_are_every_matrix",)),
     Mutant("Z/4 products: the pruned path's coefficient without its sign", "algebra/pair_algebra.py",
-           (literal("coef = 2 if carries else 1 + 2 * (split & 1)", "coef = 2 if carries else 1"),),
+           (literal("2 if carries else 1 + 2 * sign", "2 if carries else 1"),),
            ("tests/test_secondary.py::test_pruned_z4_products_are_every_matrix",)),
     Mutant("Z/4 products: the listed indices are one past the terms", "algebra/pair_algebra.py",
            (literal("            hits[hits[0]] = idx\n", "            hits[hits[0]] = idx + 1\n"),),

@@ -88,7 +88,7 @@ def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
         d = dr + ds
         cut, every = np.zeros(basis.dimension(d), dtype=np.int8), np.zeros(basis.dimension(d), dtype=np.int8)
         hits = np.zeros(basis.dimension(d) + 1, dtype=np.int64)
-        reached["cut"] += z4_product(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, binom, cut, ws,
+        reached["cut"] += z4_product(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, cut, ws,
                                      hits)
         reached["all"] += z4_product_all(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, binom,
                                          every, ws)
@@ -97,7 +97,7 @@ def test_pruned_z4_products_are_every_matrix(rng: np.random.Generator) -> None:
         assert hits[0] >= 0 and set(np.nonzero(cut)[0]) <= set(hits[1:hits[0] + 1].tolist())
         if np.count_nonzero(cut) > 1:  # a list too short says so: the caller scans the degree instead
             short = np.zeros(2, dtype=np.int64)
-            z4_product(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, binom, np.zeros_like(cut), ws,
+            z4_product(rw, sw, d, basis.rank_g, basis.index_map, basis.index_map_offset, np.zeros_like(cut), ws,
                        short)
             assert short[0] == -1
     assert reached["cut"] < reached["all"] / 4, reached
