@@ -76,11 +76,8 @@ class FreeMap:
     def batch(self, t: int, rows: np.ndarray) -> ProductBatch:
         """The products behind the given source rows (full-basis indices in degree t)."""
         src = self.source
-        off = src.offsets(t)
-        gens = np.searchsorted(off, rows, side="right") - 1
-        local = rows - off[gens]
+        gens, r_words = src.words_at(t, rows)
         rdeg = t - src.gen_degrees[gens]
-        r_words = src.algebra.flat_words(rdeg, local)
         with self._lock:
             term_start, term_s, term_sdeg, term_gen = self.term_start, self.term_s, self.term_sdeg, self.term_gen
             coef = self.term_coef if self.field.p != 2 else None

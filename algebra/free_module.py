@@ -96,6 +96,12 @@ class FreeModule:
         words = self.algebra.flat_words(t - self._degrees[gens], local)
         return gens, words
 
+    def words_at(self, t: int, indices: np.ndarray, ngens: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """basis_words for the given basis indices only: a sparse vector's terms without listing the whole degree."""
+        off = self.offsets(t, ngens)
+        gens = np.searchsorted(off, indices, side="right") - 1
+        return gens, self.algebra.flat_words(t - self._degrees[gens], indices - off[gens])
+
     def element_string(self, t: int, vector: np.ndarray, ngens: int | None = None) -> str:
         """`P(1) x_(0,0,0) + 2 Q_1 x_(3,1,0) + ...` for a vector in degree t (packed over F2, bytes over F_p)."""
         off = self.offsets(t, ngens)

@@ -96,9 +96,8 @@ class TermLists(NamedTuple):
 
 def _terms_of(vec: np.ndarray, deg: int, low) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The terms P(S) h of a packed vector over low in degree deg: (packed S, generator h, degree of S)."""
-    gens, ws = low.basis_words(deg)
-    bits = to_bool(vec[None, :], len(gens))[0]
-    return ws[bits], gens[bits], deg - low.gen_degrees[gens[bits]]
+    gens, ws = low.words_at(deg, F2().support(vec[None, :]))
+    return ws, gens, deg - low.gen_degrees[gens]
 
 
 def _term_lists(lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> TermLists:
@@ -307,12 +306,12 @@ class SecondaryLift(ChainMap):
         out = np.zeros((len(vectors), words(width)), dtype=np.uint64)
         cols = F2().support(vectors)
         if len(cols):
-            gens, ws = fs.basis_words(degree, fs.gens_below(degree + 1))
-            gdeg = fs.gen_degrees[gens[cols]]
+            gens, ws = fs.words_at(degree, cols, fs.gens_below(degree + 1))
+            gdeg = fs.gen_degrees[gens]
             # A(1, x) = 0, and the composite of a generator whose image degree lies below G's bottom is zero
-            cols = cols[(gdeg < degree) & (gdeg - self.st >= self.target.min_degree)]
-            if len(cols):
-                out ^= self._a_terms(s, degree, ws[cols], gens[cols], gather_columns(vectors, cols), out_off)
+            live = (gdeg < degree) & (gdeg - self.st >= self.target.min_degree)
+            if live.any():
+                out ^= self._a_terms(s, degree, ws[live], gens[live], gather_columns(vectors, cols[live]), out_off)
         if full:
             out ^= self.free_map(s).apply(degree, vectors, ngens)
         return out
@@ -397,6 +396,11 @@ class SecondaryLift(ChainMap):
         super().record(s, t, images, ngens)
 
 
+def _per_row(value, n: int) -> np.ndarray:
+    """An int (the same for every row) or one per row, as n int64s (np.full: a tenth of broadcast_to's cost)."""
+    return np.full(n, value, dtype=np.int64) if np.isscalar(value) else np.asarray(value, dtype=np.int64)
+
+
 def _pad(rows: np.ndarray, width: int) -> np.ndarray:
     out = np.zeros((rows.shape[0], width), dtype=np.uint64)
     out[:, :rows.shape[1]] = rows
@@ -423,8 +427,7 @@ class _Plan:
     def rows(self, pairs: np.ndarray, lefts: np.ndarray, deg, lst) -> None:
         """Rows lefts[i] x term list lst (an int, or one per row) in degree deg (likewise), row i's products
         belonging to pairs[i]."""
-        self.chunks.append((pairs, lefts, np.broadcast_to(np.asarray(deg, dtype=np.int64), len(lefts)),
-                            np.broadcast_to(np.asarray(lst, dtype=np.int64), len(lefts))))
+        self.chunks.append((pairs, lefts, _per_row(deg, len(lefts)), _per_row(lst, len(lefts))))
 
     def run(self, basis, incidence: np.ndarray, npairs: int) -> np.ndarray:
         """For each row of the packed incidence (rows x pairs): the sum of its pairs' products, packed."""
