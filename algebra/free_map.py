@@ -78,9 +78,13 @@ class FreeMap:
         src = self.source
         gens, r_words = src.words_at(t, rows)
         rdeg = t - src.gen_degrees[gens]
+        # Only the term lists up to the last generator the rows name: every term's column is looked up per batch.
+        last = int(gens.max()) + 1 if len(gens) else 0
         with self._lock:
-            term_start, term_s, term_sdeg, term_gen = self.term_start, self.term_s, self.term_sdeg, self.term_gen
-            coef = self.term_coef if self.field.p != 2 else None
+            term_start = self.term_start[:last + 1]
+            end = int(term_start[-1])
+            term_s, term_sdeg, term_gen = self.term_s[:end], self.term_sdeg[:end], self.term_gen[:end]
+            coef = self.term_coef[:end] if self.field.p != 2 else None
         # Offsets of every target generator known now (a superset of those the terms name); the rows only
         # reach the first target_ngens of them.
         tgt_off = self.target.product_offsets(t - self.shift)

@@ -20,8 +20,7 @@ from algebra.milnor_kernels import (
     flip,
     multiply_into,
     product_into,
-    rank_of,
-    unpack_into,
+    word_rank,
 )
 from algebra.milnor_odd import Element as OddElement
 from algebra.milnor_odd import OddMilnorBasis
@@ -104,8 +103,7 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
     nrows = row_r.shape[0]
     rank = np.empty(nrows, dtype=np.int64)
     for i in range(nrows):
-        length = unpack_into(row_r[i], scratch, 0)
-        rank[i] = rank_of(scratch, length, row_deg[i], g, index_map, map_offset, 0)
+        rank[i] = word_rank(row_r[i], row_deg[i], g, index_map, map_offset)
     base_rows = np.empty(term_s.shape[0], dtype=np.int64)
     base_res = np.empty(term_s.shape[0], dtype=np.int64)
     made = 0

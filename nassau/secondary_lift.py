@@ -327,23 +327,27 @@ class SecondaryLift(ChainMap):
         plan = _Plan(out_off)
         order = np.argsort(r_gens, kind="stable")
         gens, starts, counts = np.unique(r_gens[order], return_index=True, return_counts=True)
-        # Per generator with Y-parts: its term lists, their k's and l's, and (first pair, pairs, deg R, lists).
+        # Per generator: its twos' term list (-1: none); with Y-parts, its term lists, their k's and l's, and (first
+        # pair, pairs, deg R, lists).
+        twos_list = np.full(len(gens), -1, dtype=np.int64)
         blocks, part_k, part_l, per_gen = [], [], [], []
-        for y, start, n in zip(gens.tolist(), starts.tolist(), counts.tolist(), strict=True):
+        for u, (y, start, n) in enumerate(zip(gens.tolist(), starts.tolist(), counts.tolist(), strict=True)):
             comp = self.composites(s, y)
-            d = degree - int(fs.gen_degrees[y])
-            if comp.twos.any():  # Sq(R - e_1) for r_1 >= 1: one less in the lowest field
-                pairs = order[start:start + n]
-                ws = r_words[pairs].astype(np.uint64)
-                odd = (ws & np.uint64(R1_MASK)) != 0
-                if odd.any():
-                    plan.rows(pairs[odd], ws[odd] - np.uint64(1), d - 1, plan.add(comp.twos_terms(low)))
+            if comp.twos.any():
+                twos_list[u] = plan.add(comp.twos_terms(low))
             ks, ls, lists = comp.y_terms(low)
             if len(ks):
                 blocks.append(lists)
                 part_k.append(ks)
                 part_l.append(ls)
-                per_gen.append((start, n, d, len(ks)))
+                per_gen.append((start, n, degree - int(fs.gen_degrees[y]), len(ks)))
+        # Sq(R - e_1) twos for r_1 >= 1 (one less in the lowest field), every generator's pairs in one chunk.
+        pair_list = np.repeat(twos_list, counts)
+        ws = r_words[order].astype(np.uint64)
+        take = (pair_list >= 0) & ((ws & np.uint64(R1_MASK)) != 0)
+        if take.any():
+            r_deg = np.repeat(degree - fs.gen_degrees[gens], counts)
+            plan.rows(order[take], ws[take] - np.uint64(1), r_deg[take] - 1, pair_list[take])
         if blocks:
             # Every (R, key) of every generator, key by key: the generator's pairs once per Y-part.
             first = plan.add(*blocks)
