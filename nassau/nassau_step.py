@@ -30,7 +30,7 @@ from fp import (
     scatter_columns,
     words,
 )
-from nassau.prefetch import Prefetch
+from nassau.prefetch import Prefetch, helped
 from nassau.resolution import Resolution
 from nassau.standard import quasi_inverse_with_identity, reduce_with_identity
 
@@ -97,7 +97,7 @@ def signature_block(d: FreeMap, t: int, sub: Subalgebra, sig: tuple[int, ...], r
 
 
 def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray, src_ngens: int,
-                           tgt_ngens: int, tables: TermTables | None = None) -> np.ndarray:
+                           tgt_ngens: int, tables: TermTables | None = None, dense: bool = False) -> np.ndarray:
     """y (packed over d's source in degree t, first src_ngens generators) with d(y) = rem, found signature by
     signature: zero signature first, then sub.signatures order, each part of rem cancelled through a quasi-inverse
     of d's block on that signature's rows and columns. A signature where rem is already zero costs nothing. rem is
@@ -109,7 +109,12 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
     here when not given): a signature meets only a row or two of each generator, so looking the tables up in each
     build cost more than the products themselves (S_2 through stem 90, every s: 35 million lookups for 57 million
     products). d on all of a signature's rows, built once, costs less than the block and d on the rows a correction
-    uses built apart (S_2 through stem 70, every s: 2.3 s against 1.3 + 1.4 s)."""
+    uses built apart (S_2 through stem 70, every s: 2.3 s against 1.3 + 1.4 s).
+
+    `dense`: the caller expects nearly every signature to need a correction (a lift's cycles: 5861 of 6112 blocks
+    in S_2's d2 lift through stem 70). Where no worker would compute pieces ahead (one thread), d is then built on
+    every block's rows in one call, not one call per block, whose Python cost was a twentieth of that lift; the
+    matrices, and so y, are the same."""
     mask = np.uint64(sub.mask)
     sig_src = d.source.basis_words(t, src_ngens)[1] & mask
     sig_tgt = d.target.basis_words(t - d.shift, tgt_ngens)[1] & mask
@@ -123,6 +128,14 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
         cols = np.nonzero(sig_tgt == word)[0]
         if len(cols):
             blocks.append((np.nonzero(sig_src == word)[0], cols))
+    if dense and not helped() and blocks:
+        image = d.matrix(t, np.concatenate([rows for rows, _ in blocks]), tgt_ngens, tables=tables)
+        at = 0
+        for rows, cols in blocks:
+            part, at = image[at:at + len(rows)], at + len(rows)
+            if any_in_columns(rem, cols):
+                quasi_inverse_with_identity(gather_columns(part, cols), len(cols)).correct(rem, cols, rows, part, y)
+        return y
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks]) as pieces:
         for i, (rows, cols) in enumerate(blocks):
             if not any_in_columns(rem, cols):

@@ -59,6 +59,11 @@ def attach(board: Board | None) -> None:
     _here.board = board
 
 
+def helped() -> bool:
+    """Whether a Prefetch made on this thread is offered to other workers (a scheduler run on several threads)."""
+    return getattr(_here, "board", None) is not None
+
+
 class Prefetch(Generic[T]):
     """The pieces `tasks` (callables without arguments), taken in order by the job that made them (a context
     manager: leaving it drops every piece not taken)."""
@@ -69,9 +74,8 @@ class Prefetch(Generic[T]):
         self._results: dict[int, T] = {}
         self._cond = threading.Condition()
         self._left = len(self._tasks)
-        board = getattr(_here, "board", None)
-        if board is not None and len(self._tasks) > 1:
-            board.post(self)
+        if helped() and len(self._tasks) > 1:
+            _here.board.post(self)
 
     def __enter__(self) -> Prefetch[T]:
         return self

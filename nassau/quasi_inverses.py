@@ -101,7 +101,8 @@ class Preimages:
         res = self.res
         sub = optimal_subalgebra(s + 1, t - res.module.max_degree)
         rem = r.copy()
-        x = preimages_by_signature(res.differential(s), t, sub, rem, self.source_ngens(s, t), self.target_ngens(s, t))
+        x = preimages_by_signature(res.differential(s), t, sub, rem, self.source_ngens(s, t), self.target_ngens(s, t),
+                                   dense=True)
         if rem.any():
             raise AssertionError(f"Nassau preimages at (n={t - s}, s={s}) over {sub.describe()} left a remainder: "
                                  "the vectors were not cycles")

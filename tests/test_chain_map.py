@@ -289,6 +289,32 @@ def test_thread_count_does_not_change_any_image(rng) -> None:
             assert na == nb and np.array_equal(va, vb)
 
 
+def test_dense_preimages_are_the_blockwise_ones_from_one_build(rng, monkeypatch) -> None:
+    """preimages_by_signature(dense=True) on one thread builds d once per call instead of once per signature block,
+    and gives the block-by-block path's preimages and remainders bit for bit, on fresh random cycles."""
+    from algebra.subalgebra import optimal_subalgebra
+    from fp import random_matrix
+    from nassau.nassau_step import preimages_by_signature
+
+    res, _ = run_engine("S_2", stem=30, max_s=8, algorithm="nassau")
+    builds = []
+    original = FreeMap.matrix
+    monkeypatch.setattr(FreeMap, "matrix", lambda self, *a, **k: builds.append(1) or original(self, *a, **k))
+    for s, t in [(2, 20), (4, 30), (6, 36)]:
+        d, fs, low = res.differential(s), res.free(s), res.free(s - 1)
+        src, tgt = fs.gens_below(t + 1), low.gens_below(t)
+        sub = optimal_subalgebra(s + 1, t - res.module.max_degree)
+        cycles = d.apply(t, random_matrix(5, fs.dimension(t, src), rng), tgt)
+        out = {}
+        for dense in (False, True):
+            rem, before = cycles.copy(), len(builds)
+            y = preimages_by_signature(d, t, sub, rem, src, tgt, dense=dense)
+            out[dense] = (y, rem, len(builds) - before)
+        assert np.array_equal(out[True][0], out[False][0]) and np.array_equal(out[True][1], out[False][1])
+        assert not out[True][1].any()
+        assert out[True][2] == 1 < out[False][2], (s, t, out[True][2], out[False][2])
+
+
 def test_maps_lifted_together_share_one_preimage_call_per_bidegree() -> None:
     """Four maps into one resolution: one preimage call and one reduction per output bidegree, not four; one product
     batch per map and input bidegree (plus the reductions' own matrices)."""
