@@ -60,37 +60,39 @@ def unpack_into(word: np.uint64, out: np.ndarray, at: int = 0) -> int:
 
 
 @njit(cache=True, nogil=True, inline="always")
+def _ranked(rank: int, d: int, h: int, rh: int, g: np.ndarray) -> tuple[int, int]:
+    """One entry r_h of the seqno sum (entries taken from the top): the rank so far and the degree left."""
+    step = rh * _XI[h]
+    return rank + g[d, h] - g[d - step, h], d - step
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _mapped(rank: int, deg: int, index_map: np.ndarray, map_offset: np.ndarray) -> int:
+    """A seqno through the profile's index map, if there is one."""
+    return index_map[map_offset[deg] + rank] if index_map.shape[0] > 0 else rank
+
+
+@njit(cache=True, nogil=True, inline="always")
 def rank_of(t: np.ndarray, length: int, deg: int, g: np.ndarray, index_map: np.ndarray,
             map_offset: np.ndarray, at: int = 0) -> int:
     """Index of P(T) (exponents t[at..at+length)) in its degree: seqno, then the profile's index map if given."""
-    rank = 0
-    d = deg
+    rank, d = 0, deg
     for h in range(length - 1, 0, -1):
-        rh = t[at + h]
-        if rh != 0:
-            step = rh * _XI[h]
-            rank += g[d, h] - g[d - step, h]
-            d -= step
-    if index_map.shape[0] > 0:
-        return index_map[map_offset[deg] + rank]
-    return rank
+        if t[at + h] != 0:
+            rank, d = _ranked(rank, d, h, t[at + h], g)
+    return _mapped(rank, deg, index_map, map_offset)
 
 
 @njit(cache=True, nogil=True, inline="always")
 def word_rank(word: np.uint64, deg: int, g: np.ndarray, index_map: np.ndarray, map_offset: np.ndarray) -> int:
     """rank_of for a packed word, its fields read from the top straight out of the word: a fifth of unpacking it
     first (the batches of the d2 lift, one product per row in most, spent two thirds of their time ranking rows)."""
-    rank = 0
-    d = deg
+    rank, d = 0, deg
     for h in range(MAX_LEN - 1, 0, -1):
         rh = np.int64((word >> np.uint64(_SHIFT[h])) & np.uint64(_MASK[h]))
         if rh != 0:
-            step = rh * _XI[h]
-            rank += g[d, h] - g[d - step, h]
-            d -= step
-    if index_map.shape[0] > 0:
-        return index_map[map_offset[deg] + rank]
-    return rank
+            rank, d = _ranked(rank, d, h, rh, g)
+    return _mapped(rank, deg, index_map, map_offset)
 
 
 @njit(cache=True, nogil=True, inline="always")

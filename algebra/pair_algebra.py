@@ -83,19 +83,19 @@ def _matrix_sums(m, k, rem_row, rem_col, x, t):
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _binomial_coefficient(m, k, rem_row, rem_col, x, binom):
+def _binomial_coefficient(m, k, rem_row, rem_col, x, binom, partial):
     """The matrix's coefficient mod 4 as the product of its anti-diagonals' multinomials, from the binomial table (the
-    twin's way)."""
+    twin's way): entries taken row by row, each C(its anti-diagonal's partial sum, entry). partial: scratch."""
+    partial[:m + k + 1] = 0
     coef = 1
-    for d in range(1, m + k + 1):
-        total = 0
-        for i2 in range(max(0, d - k), min(d, m) + 1):
-            j2 = d - i2
-            v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
-            total += v
-            coef = coef * binom[total, v] % 4
-        if coef == 0:
-            return 0
+    for i in range(m + 1):
+        for j in range(k + 1):
+            if i or j:
+                v = rem_row[i] if j == 0 else (rem_col[j] if i == 0 else x[i, j])
+                partial[i + j] += v
+                coef = coef * binom[partial[i + j], v] % 4
+                if coef == 0:
+                    return 0
     return coef
 
 
@@ -225,7 +225,7 @@ def z4_product(r_word, s_word, deg, g, index_map, map_offset, out, ws, hits):
 def z4_product_all(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws):
     """out[index(T)] += coefficient of Sq(T) in sigma(Sq R) sigma(Sq S), mod 4, for every Milnor matrix; returns how
     many matrices it reached (all of them): the twin of z4_product."""
-    r, s, rem_row, rem_col, x, val, t = ws[:7]
+    r, s, rem_row, rem_col, x, val, t, partial = ws[:8]
     m = unpack_into(r_word, r, 0)
     k = unpack_into(s_word, s, 0)
     for i in range(1, m + 1):
@@ -260,7 +260,7 @@ def z4_product_all(r_word, s_word, deg, g, index_map, map_offset, binom, out, ws
                 val[level] = -1
                 continue
         reached += 1
-        coef = _binomial_coefficient(m, k, rem_row, rem_col, x, binom)
+        coef = _binomial_coefficient(m, k, rem_row, rem_col, x, binom, partial)
         if coef:
             tlen, _ = _matrix_sums(m, k, rem_row, rem_col, x, t)
             _add_term(t, tlen, deg, g, index_map, map_offset, coef, out, t[:0])
