@@ -134,7 +134,7 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
         for rows, cols in blocks:
             part, at = image[at:at + len(rows)], at + len(rows)
             if any_in_columns(rem, cols):
-                quasi_inverse_with_identity(gather_columns(part, cols), len(cols)).correct(rem, cols, rows, part, y)
+                block_inverse(part, cols).correct(rem, cols, rows, part, y)
         return y
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks]) as pieces:
         for i, (rows, cols) in enumerate(blocks):
@@ -151,4 +151,9 @@ def signature_rows(d: FreeMap, t: int, ngens: int, rows: np.ndarray, cols: np.nd
     """d on one signature's rows (every column of the first ngens target generators), and a quasi-inverse of its
     block on that signature's columns (it sends vectors of the block's image to preimages over those rows)."""
     image = d.matrix(t, rows, ngens, tables=tables)
-    return quasi_inverse_with_identity(gather_columns(image, cols), len(cols)), image
+    return block_inverse(image, cols), image
+
+
+def block_inverse(image: np.ndarray, cols: np.ndarray) -> QuasiInverse:
+    """A quasi-inverse of the block of a signature's rows of d (image) on that signature's columns."""
+    return quasi_inverse_with_identity(gather_columns(image, cols), len(cols))
