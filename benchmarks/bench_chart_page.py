@@ -32,8 +32,8 @@ sys.path.insert(0, str(ROOT))
 from bench_resolve import machine  # noqa: E402  (benchmarks/ is this script's directory)
 
 import nassau  # noqa: E402
-from nassau.region import Region  # noqa: E402
-from nassau.store import StoreError  # noqa: E402
+from nassau.engine.region import Region  # noqa: E402
+from nassau.store.save_dir import StoreError  # noqa: E402
 from tests.browser import Chromium, browser_path, no_browser_reason  # noqa: E402
 
 PROBE = """(async () => {

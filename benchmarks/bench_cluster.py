@@ -30,13 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from algebra.module_json import read_spec
-from algebra.module_loader import module_from_spec
-from nassau import cluster
-from nassau.engine import resolve, resolved_module
-from nassau.region import Region
-from nassau.resolution import Resolution
-from nassau.store import SaveDir
+from algebra.module.spec import read_spec
+from algebra.module.loader import module_from_spec
+from nassau.store import cluster
+from nassau.engine.resolve import resolve, resolved_module
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.store.save_dir import SaveDir
 
 
 def machine() -> str:
@@ -85,7 +85,7 @@ def round_trips(c: cluster.Cluster, count: int) -> tuple[float, float]:
 
 def _install_timers() -> None:
     """On a worker: time the catch-up and the computation of every job (kept on the cluster module)."""
-    from nassau import cluster as worker_cluster
+    from nassau.store import cluster as worker_cluster
 
     times = worker_cluster.__dict__.setdefault("_bench_times", {"load": [], "compute": []})
     if getattr(worker_cluster, "_bench_installed", False):
@@ -108,7 +108,7 @@ def _install_timers() -> None:
 
 
 def _take_timers() -> dict[str, list[float]]:
-    from nassau import cluster as worker_cluster
+    from nassau.store import cluster as worker_cluster
 
     times = worker_cluster._bench_times
     taken = {key: list(values) for key, values in times.items()}

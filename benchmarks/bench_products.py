@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from algebra.admissible import AdmissibleMaster, admissible_batch_kernel
-from algebra.module_loader import load_module
-from algebra.ppart import unpack
-from algebra.products import multiply_one, run_batch
-from nassau.engine import resolve
-from nassau.region import Region
+from algebra.milnor.admissible_master import AdmissibleMaster, admissible_batch_kernel
+from algebra.module.loader import load_module
+from algebra.milnor.ppart import unpack
+from algebra.milnor.products import multiply_one, run_batch
+from nassau.engine.resolve import resolve
+from nassau.engine.region import Region
 
 from bench_resolve import machine
 

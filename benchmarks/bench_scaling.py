@@ -13,7 +13,7 @@ wall time at the run's own K, the speed-up bound W / max(W / K, D), peak RSS, an
 path. CPU time, not wall, weighs a job: with two busy cores a job's wall time includes waits for the GIL and for
 the other core.
 
-A Nassau step splits: the quasi-inverses of its signature blocks are pieces (nassau.prefetch) that idle workers
+A Nassau step splits: the quasi-inverses of its signature blocks are pieces (nassau.engine.prefetch) that idle workers
 compute ahead of the step. Each piece's CPU time is recorded too, so the report gives a second bound with split
 jobs, weighing a step as its serial part (everything but the pieces) plus its largest piece. That over-estimates
 the split step's chain (the pieces and the corrections using them overlap), so the second bound is safe.
@@ -34,11 +34,11 @@ from bench_resolve import machine  # noqa: E402
 def traced_run(module_name: str, stem: int, max_s: int, threads: int) -> tuple[dict, dict, str, float]:
     """Resolve in this process on `threads` threads; ({(s, t): (cpu s, wall s)} of the job's own thread,
     {(s, t): [(piece cpu s, ran on the job's thread)]}, algorithm, wall s)."""
-    import nassau.engine as engine
-    import nassau.nassau_step as nassau_step
-    from algebra.module_loader import load_module
-    from nassau.prefetch import Prefetch
-    from nassau.region import Region
+    import nassau.engine.resolve as engine
+    import nassau.engine.nassau_step as nassau_step
+    from algebra.module.loader import load_module
+    from nassau.engine.prefetch import Prefetch
+    from nassau.engine.region import Region
 
     module = load_module(module_name)
     algorithm = engine.choose_algorithm(module, "auto")
@@ -111,7 +111,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cores", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     args = ap.parse_args()
-    from nassau.engine import dependencies
+    from nassau.engine.resolve import dependencies
 
     print(f"# machine: {machine()}")
     for stem in args.stems:

@@ -35,14 +35,14 @@ PHASES = ("resolve", "d2 lift", "E3 page", "product", "massey")
 def child(stem: int, max_s: int, product: str, massey: list[str], algorithm: str, threads: int,
           d2_only: bool) -> dict:
     """One run in this process: the CPU and wall seconds of each phase and how many lines each printed."""
-    from algebra.module_loader import load_module
-    from nassau.engine import resolve
-    from nassau.ext_class import parse_named_class
-    from nassau.quasi_inverses import Preimages
-    from nassau.region import Region
-    from nassau.secondary import d2_entries, secondary_homotopy
-    from nassau.secondary_massey import parse_lambda_class, secondary_massey
-    from nassau.secondary_product import SecondaryExt, secondary_products
+    from algebra.module.loader import load_module
+    from nassau.engine.resolve import resolve
+    from nassau.products.ext_class import parse_named_class
+    from nassau.engine.preimages import Preimages
+    from nassau.engine.region import Region
+    from nassau.secondary.homotopy import d2_entries, secondary_homotopy
+    from nassau.secondary.massey import parse_lambda_class, secondary_massey
+    from nassau.secondary.product import SecondaryExt, secondary_products
 
     name, x = parse_named_class(product)
     a, b = map(parse_lambda_class, massey)

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bench_resolve import machine
 
-MODULES = Path(__file__).resolve().parents[1] / "algebra" / "modules"
+MODULES = Path(__file__).resolve().parents[1] / "algebra" / "module" / "bundled"
 
 
 def run(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, float, float, bytes]:

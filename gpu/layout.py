@@ -14,7 +14,7 @@ FIELD_BITS = (11, 10, 9, 8, 7, 6, 5, 4, 3, 1)
 MAX_LEN = len(FIELD_SHIFT)
 #: deg xi_i = 2^i - 1.
 XI_DEGREES = tuple((1 << i) - 1 for i in range(1, MAX_LEN + 1))
-#: Per admissible matrix: MAX_COLS column sums, then MAX_DIAG anti-diagonal ORs (algebra.admissible).
+#: Per admissible matrix: MAX_COLS column sums, then MAX_DIAG anti-diagonal ORs (algebra.milnor.admissible_master).
 MAX_COLS = 11
 MAX_DIAG = MAX_LEN + MAX_COLS
 #: Device record of one matrix: cs then mk, uint16, padded to 32 entries (64 bytes, aligned loads).

@@ -31,7 +31,7 @@ def try_run_batch(out: np.ndarray, row_r: np.ndarray, row_slot: np.ndarray, row_
                   *, cpu: Callable[[np.ndarray], None] | None = None) -> bool:
     """XOR every product of the batch into `out` on the device and return True, or return False untouched.
 
-    The arguments are those of algebra.admissible.admissible_batch_kernel plus row_r, the packed R of each
+    The arguments are those of algebra.milnor.admissible_master.admissible_batch_kernel plus row_r, the packed R of each
     row (the device master is keyed by R; row_slot indexes the host master start/count/cs/mk). All integer
     arrays are int64 (term_s and row_r uint64), g is the (degrees, MAX_LEN) seqno table, index_map/map_offset
     are empty for the full algebra and col_map is None or int64 with -1 for dropped columns.

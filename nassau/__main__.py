@@ -1,3 +1,3 @@
-from nassau.cli import main
+from nassau.cli.main import main
 
 raise SystemExit(main())

@@ -8,11 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from algebra.module_loader import load_module
-from nassau.cli import main
-from nassau.engine import resolve
-from nassau.region import Region
-from nassau.resolution import Resolution
+from algebra.module.loader import load_module
+from nassau.cli.main import main
+from nassau.engine.resolve import resolve
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
 
 DATA = Path(__file__).parent / "data" / "sseq"
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from algebra.module import act
-from algebra.products import multiply_one
+from algebra.module.interface import act
+from algebra.milnor.products import multiply_one
 from fp import to_bool
-from nassau.chain_map import ChainMap
-from nassau.resolution import Resolution
+from nassau.lifting.chain_map import ChainMap
+from nassau.engine.resolution import Resolution
 
 
 def basis(res: Resolution, s: int, t: int, ngens: int) -> list[tuple[int, tuple[int, ...]]]:

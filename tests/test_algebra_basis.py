@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from algebra.milnor_basis import MilnorBasis, format_element, format_sq, parse_element
-from algebra.milnor_odd import OddMilnorBasis
-from algebra.ppart import degree, pack, unpack
-from algebra.profile import FULL, Profile, a_n
-from algebra.unstable_basis import UnstableBasis
+from algebra.milnor.basis import MilnorBasis, format_element, format_sq, parse_element
+from algebra.milnor.odd_basis import OddMilnorBasis
+from algebra.milnor.ppart import degree, pack, unpack
+from algebra.milnor.profile import FULL, Profile, a_n
+from algebra.unstable.basis import UnstableBasis
 
 DATA = Path(__file__).parent / "data" / "sseq"
 
@@ -104,7 +104,7 @@ def test_parse_and_format() -> None:
 def test_every_basis_refuses_degrees_beyond_the_packed_fields_and_stays_usable() -> None:
     """One extend serves the three bases: each refuses a degree its packed words cannot hold, grows nothing, and
     still answers below it."""
-    from algebra.ppart import MAX_DEGREE
+    from algebra.milnor.ppart import MAX_DEGREE
 
     for basis in (MilnorBasis(FULL), OddMilnorBasis(3, FULL), UnstableBasis(MilnorBasis(FULL))):
         before = basis.max_degree
@@ -133,7 +133,7 @@ def test_block_starts_are_running_dimensions_of_t_minus_each_degree(make) -> Non
 def test_a_free_module_keeps_only_its_latest_block_starts() -> None:
     """FreeModule caches at most CACHED_STARTS block starts (keeping all held 6 MiB of S_3 through stem 200), and
     what it answers after dropping some is still the running dimensions, for old and new requests alike."""
-    from algebra.free_module import CACHED_STARTS, FreeModule
+    from algebra.free.free_module import CACHED_STARTS, FreeModule
 
     basis = MilnorBasis(FULL)
     basis.extend(80)

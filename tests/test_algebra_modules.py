@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.module_loader import load_module
-from algebra.module_json import ModuleError, bundled_dir
-from algebra.products import multiply_one
+from algebra.module.loader import load_module
+from algebra.module.spec import ModuleError, bundled_dir
+from algebra.milnor.products import multiply_one
 
 FD_MODULES = sorted(p.stem for p in bundled_dir().glob("*.json")
                     if (lambda d: d["p"] == 2 and d["type"] == "finite dimensional module")(json.loads(p.read_text())))
@@ -94,7 +94,7 @@ def test_bad_module_files_name_the_problem(tmp_path: Path, body: object, message
 
 def test_lookup_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert load_module("Ceta").source.endswith("modules/Ceta.json")
+    assert load_module("Ceta").source.endswith("bundled/Ceta.json")
     (tmp_path / "steenrod_modules").mkdir()
     write(tmp_path / "steenrod_modules", "Ceta", fd({"x0": 0, "x1": 1}, ["Sq1 x0 = x1"]))
     assert load_module("Ceta").max_degree == 1

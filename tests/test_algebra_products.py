@@ -7,13 +7,13 @@ from math import comb
 import numpy as np
 import pytest
 
-from algebra import products
-from algebra.admissible import AdmissibleMaster, admissible_batch_kernel
-from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_naive import multiply_naive
-from algebra.ppart import degree, pack, unpack
-from algebra.products import ProductBatch, multiply_one, run_batch
-from algebra.profile import a_n
+from algebra.milnor import products
+from algebra.milnor.admissible_master import AdmissibleMaster, admissible_batch_kernel
+from algebra.milnor.basis import MilnorBasis
+from tests.oracles.milnor_naive import multiply_naive
+from algebra.milnor.ppart import degree, pack, unpack
+from algebra.milnor.products import ProductBatch, multiply_one, run_batch
+from algebra.milnor.profile import a_n
 from fp.packed import from_bool
 
 BASIS = MilnorBasis()
@@ -197,9 +197,9 @@ def test_the_batch_kernel_releases_the_gil() -> None:
 def test_signature_pruning_equals_filtering(rng: np.random.Generator, profile: tuple[int, ...]) -> None:
     """Enumerating only one signature's products gives exactly the full product restricted to its columns, and
     makes fewer products than the full one (with no product tables: they serve a pruned batch unpruned)."""
-    from algebra.milnor_kernels import signature_forbid
-    from algebra.product_tables import use_tables
-    from algebra.subalgebra import Subalgebra
+    from algebra.milnor.kernels import signature_forbid
+    from algebra.milnor.product_tables import use_tables
+    from algebra.milnor.subalgebra import Subalgebra
 
     BASIS = MilnorBasis()  # noqa: N806 (this test's own, enumerating every product)
     use_tables(BASIS, 0)

@@ -5,9 +5,9 @@ import itertools
 
 import numpy as np
 
-from algebra.milnor_basis import MilnorBasis
-from algebra.ppart import unpack
-from algebra.subalgebra import F2, Subalgebra, optimal_subalgebra, subalgebra_sequence
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.ppart import unpack
+from algebra.milnor.subalgebra import F2, Subalgebra, optimal_subalgebra, subalgebra_sequence
 
 
 def test_sequence_starts_as_the_reference_lists() -> None:

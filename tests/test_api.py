@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 import nassau
-from algebra.module_json import ModuleError
-from nassau.cli_products import ERRORS
-from nassau.engine import EngineError
-from nassau.store import StoreError
+from algebra.module.spec import ModuleError
+from nassau.cli.products import ERRORS
+from nassau.engine.resolve import EngineError
+from nassau.store.save_dir import StoreError
 from tests.helpers import run_cli
 
 REGION = ["--stem", "20", "--max-s", "8"]
@@ -87,7 +87,7 @@ def test_bad_input_raises_what_the_cli_prints(tmp_path: Path) -> None:
 
 def test_import_is_cheap() -> None:
     """`import nassau` loads no numba, numpy or engine: the API is imported on first use."""
-    code = "import sys, nassau; print(sorted(m for m in ('numba', 'numpy', 'nassau.api') if m in sys.modules))"
+    code = "import sys, nassau; print(sorted(m for m in ('numba', 'numpy', 'nassau.api.request') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
     assert callable(nassau.resolve) and callable(nassau.load)
@@ -144,7 +144,7 @@ def test_in_a_notebook_progress_is_an_html_bar_updated_in_place(monkeypatch) -> 
 
 
 def test_a_bar_is_stopped_when_its_work_raises_and_only_then() -> None:
-    from nassau.progress import Reporter
+    from nassau.api.progress import Reporter
 
     stopped: list[int] = []
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algebra import free_map, products
-from algebra.milnor_kernels import signature_forbid
-from algebra.subalgebra import optimal_subalgebra
+from algebra.free import free_map
+
+from algebra.milnor import products
+from algebra.milnor.kernels import signature_forbid
+from algebra.milnor.subalgebra import optimal_subalgebra
 from fp import field
-from nassau import standard
-from nassau.nassau_step import step_nassau
-from nassau.standard import step_standard
+from nassau.engine import standard
+from nassau.engine.nassau_step import step_nassau
+from nassau.engine.standard import step_standard
 from tests.helpers import run_engine
 
 
@@ -130,7 +132,7 @@ def test_a_small_reduction_is_what_the_augmented_one_gives(rows: int, ncols: int
     """The compiled small path (fp.m4ri.small_kernel) against its twin, [A | I] built and reduced as an Augmented,
     on fresh random matrices on both sides of word boundaries and up to the size that path takes."""
     from fp.packed import random_matrix
-    from fp.testing import rank_deficient, sparse_matrix
+    from tests.oracles.fp_matrices import rank_deficient, sparse_matrix
 
     a = {"random": lambda: random_matrix(rows, ncols, rng),
          "low rank": lambda: rank_deficient(rows, ncols, max(1, min(rows, ncols) // 3), rng),
@@ -164,7 +166,7 @@ def test_a_small_quasi_inverse_is_what_the_augmented_one_gives(rows: int, ncols:
     """standard.quasi_inverse_with_identity's compiled path against its twin, the Augmented [A | I]'s quasi-inverse,
     on fresh random matrices; and its preimages do map onto the image rows they stand for."""
     from fp.packed import random_matrix
-    from fp.testing import rank_deficient
+    from tests.oracles.fp_matrices import rank_deficient
 
     a = random_matrix(rows, ncols, rng) if kind == "random" else \
         rank_deficient(rows, ncols, max(1, min(rows, ncols) // 3), rng)

@@ -5,19 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algebra.free_map import FreeMap
-from algebra.module_loader import load_module
-from algebra.products import COUNTERS
+from algebra.free.free_map import FreeMap
+from algebra.module.loader import load_module
+from algebra.milnor.products import COUNTERS
 from fp import to_bool
-from nassau.chain_map import ChainMap, lift
-from nassau.engine import resolve
-from nassau.ext_algebra import ExtAlgebra
-from nassau.ext_class import ExtClass
-from nassau.filtration_one import product_matrices
-from nassau.module_map import parse_module_map
-from nassau.product_lines import lines, map_rows, product_rows, shifted_region
-from nassau.quasi_inverses import Preimages
-from nassau.region import Region
+from nassau.lifting.chain_map import ChainMap, lift
+from nassau.engine.resolve import resolve
+from nassau.products.ext_algebra import ExtAlgebra
+from nassau.products.ext_class import ExtClass
+from nassau.products.filtration_one import product_matrices
+from algebra.module.homomorphism import parse_module_map
+from nassau.products.product_lines import lines, map_rows, product_rows, shifted_region
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
 from tests.helpers import golden, run_engine
 from tests.lifting_twin import naive_lift
 
@@ -249,9 +249,9 @@ def test_products_on_a_module_through_the_unit(rng) -> None:
 def test_a_resumed_run_lifts_the_same_way(tmp_path, rng) -> None:
     """Nothing about lifting is saved: preimages are recomputed from the saved differentials, so a run resumed from a
     save directory lifts every generator exactly as the run that wrote it."""
-    from algebra.module_json import read_spec
-    from algebra.module_loader import module_from_spec
-    from nassau.store import SaveDir
+    from algebra.module.spec import read_spec
+    from algebra.module.loader import module_from_spec
+    from nassau.store.save_dir import SaveDir
 
     spec = read_spec("S_2")
     module = module_from_spec(spec)
@@ -292,9 +292,9 @@ def test_thread_count_does_not_change_any_image(rng) -> None:
 def test_dense_preimages_are_the_blockwise_ones_from_one_build(rng, monkeypatch) -> None:
     """preimages_by_signature(dense=True) on one thread builds d once per call instead of once per signature block,
     and gives the block-by-block path's preimages and remainders bit for bit, on fresh random cycles."""
-    from algebra.subalgebra import optimal_subalgebra
+    from algebra.milnor.subalgebra import optimal_subalgebra
     from fp import random_matrix
-    from nassau.nassau_step import preimages_by_signature
+    from nassau.engine.nassau_step import preimages_by_signature
 
     res, _ = run_engine("S_2", stem=30, max_s=8, algorithm="nassau")
     builds = []
@@ -358,7 +358,7 @@ def test_rows_below_the_targets_bottom_take_one_call(monkeypatch) -> None:
 def test_massey_products_lift_all_classes_together() -> None:
     """<h0, h1, x> for every x through stem 30: the f_x and the homotopies share the preimage calls of the unit's
     few output bidegrees, instead of making their own per class."""
-    from nassau.massey import massey_products
+    from nassau.products.massey import massey_products
 
     res, region = run_engine("S_2", stem=30, max_s=10, algorithm="nassau")
     pre = Preimages(res, "nassau")

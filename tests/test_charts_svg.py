@@ -157,7 +157,7 @@ def test_names_are_escaped():
 def test_the_cli_imports_no_network_modules() -> None:
     """Escaping a title takes html.escape, not xml.sax.saxutils.escape, which imports urllib, http and ssl
     (1.5 MiB of every run's memory)."""
-    code = ("import sys, nassau.cli; "
+    code = ("import sys, nassau.cli.main; "
             "print(sorted(m for m in ('urllib.request', 'http.client', 'ssl') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -8,7 +8,7 @@ from fp.augmented import Augmented
 from fp.matmul import gf2_matmul
 from fp.packed import random_matrix, to_bool, words, zeros
 from fp.quasi_inverse import QuasiInverse
-from fp.testing import oracle_rref, rank_deficient
+from tests.oracles.fp_matrices import oracle_rref, rank_deficient
 
 SHAPES = [(1, 1), (5, 7), (40, 30), (64, 64), (100, 300), (300, 100), (257, 129), (600, 500)]
 

@@ -173,7 +173,7 @@ def test_a_large_step_at_p3_builds_no_byte_augmented_matrix(monkeypatch: pytest.
     """Every reduction of S_3's resolution with NIBBLE_MIN_ROWS rows or more takes the packed path (a revert to the
     byte [A | I] builds an Augmented for each), the smaller ones an Augmented as before."""
     from fp.modp import NIBBLE_MIN_ROWS
-    from nassau import standard
+    from nassau.engine import standard
     from tests.helpers import run_engine
 
     built = []

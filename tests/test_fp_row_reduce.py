@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fp import m4ri, threads
 from fp.m4ri import COUNTERS, row_reduce
 from fp.packed import from_bool, random_matrix, to_bool, words, zeros
-from fp.testing import oracle_rref, rank_deficient, sparse_matrix
+from tests.oracles.fp_matrices import oracle_rref, rank_deficient, sparse_matrix
 
 
 def assert_matches_oracle(a: np.ndarray, ncols: int, **kwargs) -> np.ndarray:

@@ -7,7 +7,7 @@ import pytest
 from fp.matmul import gf2_matmul
 from fp.packed import random_matrix, to_bool, zeros
 from fp.subspace import Subspace
-from fp.testing import oracle_rref, rank_deficient
+from tests.oracles.fp_matrices import oracle_rref, rank_deficient
 
 
 def rank(a: np.ndarray, ncols: int) -> int:

@@ -12,8 +12,8 @@ import threading
 import numpy as np
 import pytest
 
-from algebra.milnor_basis import MilnorBasis
-from algebra.profile import a_n
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.profile import a_n
 from fp.m4ri import row_reduce
 from fp.packed import random_matrix
 from gpu import counters, device, marshal, milnor_twin, products, rref

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from algebra import products
+from algebra.milnor import products
 from charts.text import text_chart
 from gpu import counters, device
-from nassau.chart_data import build_chart
+from nassau.api.chart_data import build_chart
 from tests.helpers import cli, golden, run_cli, run_engine
 from tests.test_gpu_support import emulated, gpu_env, twin_device  # noqa: F401  (fixtures)
 

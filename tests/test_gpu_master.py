@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from algebra.milnor_basis import MilnorBasis
+from algebra.milnor.basis import MilnorBasis
 from gpu import products
 from gpu.errors import MasterFullError
 from gpu.layout import MAT_WIDTH, records

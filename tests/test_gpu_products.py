@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algebra.milnor_basis import MilnorBasis
-from algebra.profile import a_n
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.profile import a_n
 from gpu import counters, device, marshal, milnor_twin, products
 from gpu.device import HostDevice
 from gpu.errors import GpuVerifyError

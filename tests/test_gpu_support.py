@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from algebra.admissible import AdmissibleMaster, admissible_batch_kernel
-from algebra.milnor_basis import MilnorBasis
-from algebra.ppart import pack, unpack
-from algebra.products import multiply_one
+from algebra.milnor.admissible_master import AdmissibleMaster, admissible_batch_kernel
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.ppart import pack, unpack
+from algebra.milnor.products import multiply_one
 from fp.packed import from_bool, to_bool, words
 from gpu import counters, device, emulate, milnor_twin
 from gpu.device import HostDevice
@@ -90,7 +90,7 @@ class Batch:
                                 self.basis.rank_g, self.basis.index_map, self.basis.index_map_offset, cmap)
 
     def one_at_a_time(self) -> np.ndarray:
-        """Every product separately through algebra.products.multiply_one, placed in its block."""
+        """Every product separately through algebra.milnor.products.multiply_one, placed in its block."""
         bits = np.zeros((len(self.row_r), self.ncols), dtype=bool)
         for i in range(len(self.row_r)):
             r = unpack(int(self.row_r[i]))

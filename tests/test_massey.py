@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nassau.engine import resolve
-from nassau.ext_algebra import ExtAlgebra, unit_module
-from nassau.ext_class import ExtClass
-from nassau.massey import MasseyError, massey_products, shift_of
-from nassau.quasi_inverses import Preimages
-from nassau.region import Region
+from nassau.engine.resolve import resolve
+from nassau.products.ext_algebra import ExtAlgebra, unit_module
+from nassau.products.ext_class import ExtClass
+from nassau.products.massey import MasseyError, massey_products, shift_of
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
 from tests.helpers import golden, run_cli, run_engine
 
 H3, H0_4 = ExtClass(7, 1, (1,)), ExtClass(0, 4, (1,))

@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.module_json import bundled_dir
-from algebra.module_loader import load_module
+from algebra.module.spec import bundled_dir
+from algebra.module.loader import load_module
 from charts.text import graded_dimension_string, text_chart
-from nassau.chart_data import build_chart
-from nassau.cofiber import CofiberSpec
-from nassau.engine import choose_algorithm, resolve
-from nassau.filtration_one import product_matrices
-from nassau.region import Region
+from nassau.api.chart_data import build_chart
+from nassau.engine.cofiber import CofiberSpec
+from nassau.engine.resolve import choose_algorithm, resolve
+from nassau.products.filtration_one import product_matrices
+from nassau.engine.region import Region
 from tests.helpers import dims_in, golden, run_cli
 
 P2 = sorted(p.stem for p in bundled_dir().glob("*.json") if json.loads(p.read_text())["p"] == 2)
@@ -176,7 +176,7 @@ def test_cofiber_by_a_square_is_coker_plus_ker(name: str, i: int, t_shift: int) 
 def test_a_cofibers_m_rows_are_resolved_by_nassaus_algorithm(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """M of a cofiber (C2, finite over A at p = 2) is resolved by Nassau's algorithm at s >= 2, as a run of M would
     be (a revert makes no Nassau step), and the cofiber's chart is the one a standard M gives (the twin)."""
-    from nassau import engine
+    from nassau.engine import resolve as engine
     from tests.helpers import run_engine
 
     steps = []

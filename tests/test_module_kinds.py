@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.adem import adem_to_milnor, parse_adem
-from algebra.module import act
-from algebra.module_json import ModuleError, ModuleSpec
-from algebra.module_loader import load_module, module_from_spec
-from algebra.module_writer import fd_json
-from algebra.products import multiply_one
-from algebra.rp_module import rp_coefficient
+from algebra.milnor.adem import adem_to_milnor, parse_adem
+from algebra.module.interface import act
+from algebra.module.spec import ModuleError, ModuleSpec
+from algebra.module.loader import load_module, module_from_spec
+from algebra.module.writer import fd_json
+from algebra.milnor.products import multiply_one
+from algebra.module.projective_space import rp_coefficient
 from tests.helpers import DATA
 
 # REFERENCE-MODULES 1.3: dimensions in degrees 0..24.
@@ -232,7 +232,7 @@ def test_tensor_over_different_algebras_is_refused() -> None:
 def test_a_tensor_spec_rebuilds_from_its_embedded_definition() -> None:
     """What a save directory stores: the spec's data alone (no files) gives the same module."""
     first = load_module("Joker^RP4")
-    from algebra.module_json import read_spec
+    from algebra.module.spec import read_spec
     spec = read_spec("Joker^RP4")
     again = module_from_spec(ModuleSpec(spec.name, spec.shift, Path("manifest"), json.loads(json.dumps(spec.data))))
     assert [again.dimension(d) for d in range(10)] == [first.dimension(d) for d in range(10)]
@@ -241,9 +241,9 @@ def test_a_tensor_spec_rebuilds_from_its_embedded_definition() -> None:
 def test_rp_coefficients_of_many_words_are_the_one_at_a_time_ones() -> None:
     """The vectorised coefficients (what an RP's action tables use) against rp_coefficient, over every Milnor basis
     element of degree <= 40 and fresh random k of both signs (0 included)."""
-    from algebra.milnor_basis import MilnorBasis
-    from algebra.ppart import unpack
-    from algebra.rp_module import rp_coefficients
+    from algebra.milnor.basis import MilnorBasis
+    from algebra.milnor.ppart import unpack
+    from algebra.module.projective_space import rp_coefficients
 
     basis, rng = MilnorBasis(), np.random.default_rng()
     for k in [0, -1, *rng.integers(-70, 70, size=12).tolist()]:

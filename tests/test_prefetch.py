@@ -9,11 +9,12 @@ from functools import partial
 import numpy as np
 import pytest
 
-from algebra.module_loader import load_module
-from nassau import prefetch, scheduler
-from nassau.engine import resolve
-from nassau.prefetch import Board, Prefetch
-from nassau.region import Region
+from algebra.module.loader import load_module
+from nassau.engine import prefetch
+from nassau.engine import scheduler
+from nassau.engine.resolve import resolve
+from nassau.engine.prefetch import Board, Prefetch
+from nassau.engine.region import Region
 from tests.test_scheduler import TIMEOUT, finishes
 
 

@@ -1,4 +1,4 @@
-"""Product tables (algebra.product_tables): products read from a table equal the enumerated ones bit for bit, a
+"""Product tables (algebra.milnor.product_tables): products read from a table equal the enumerated ones bit for bit, a
 batch met again enumerates nothing, the budget holds, and threads filling tables at once agree."""
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ import threading
 import numpy as np
 import pytest
 
-from algebra import products
-from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_naive import multiply_naive
-from algebra.ppart import degree, pack, unpack
-from algebra.product_tables import budget_bytes, use_tables
-from algebra.products import run_batch
-from algebra.profile import a_n
-from algebra.unstable_basis import UnstableBasis
+from algebra.milnor import products
+from algebra.milnor.basis import MilnorBasis
+from tests.oracles.milnor_naive import multiply_naive
+from algebra.milnor.ppart import degree, pack, unpack
+from algebra.milnor.product_tables import budget_bytes, use_tables
+from algebra.milnor.products import run_batch
+from algebra.milnor.profile import a_n
+from algebra.unstable.basis import UnstableBasis
 from tests.test_algebra_products import random_batch
 
 
@@ -225,7 +225,7 @@ def test_a_steps_term_tables_give_the_same_matrices(rng: np.random.Generator) ->
 def test_a_table_too_large_to_keep_is_enumerated_and_not_made_again(rng: np.random.Generator) -> None:
     """Tables of max_terms terms or more (65536: 16-bit row offsets) are not kept: their keys answer NOT_KEPT, their
     products are enumerated with the same bits, and meeting them again makes nothing."""
-    from algebra.product_tables import NOT_KEPT, lookup
+    from algebra.milnor.product_tables import NOT_KEPT, lookup
 
     basis, direct = fresh("A", 1 << 30), fresh("A", 0)
     tables = basis._product_tables

@@ -10,7 +10,7 @@ import pytest
 
 from numba.core import event
 
-from nassau.scheduler import SHARE_AFTER, JobFailed, run_jobs
+from nassau.engine.scheduler import SHARE_AFTER, JobFailed, run_jobs
 
 TIMEOUT = 20
 
@@ -138,7 +138,7 @@ def test_a_heavy_job_starts_the_other_workers() -> None:
 def test_the_graph_holds_each_bidegree_once() -> None:
     """The successor lists hold the jobs' own key objects, not a new tuple per edge (12750 jobs of S_3 through
     stem 200 made 25000 of them, 1.4 MiB), and only jobs without dependencies inside start ready."""
-    from nassau.scheduler import _graph
+    from nassau.engine.scheduler import _graph
 
     jobs = [(s, t) for t in range(30) for s in range(min(t, 8) + 1)]
     waiting, successors, ready = _graph(jobs, lambda s, t: [(s, t - 1), (s - 1, t)])

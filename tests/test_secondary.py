@@ -7,21 +7,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.milnor_basis import MilnorBasis, format_element
-from algebra.module_loader import load_module
-from algebra.pair_algebra import (
+from algebra.milnor.basis import MilnorBasis, format_element
+from algebra.module.loader import load_module
+from algebra.secondary.pair_algebra import (
     PairAlgebra,
     binomials_mod4,
     z4_product,
     z4_product_all,
     z4_workspace,
 )
-from algebra.ppart import pack
-from nassau.engine import resolve
-from nassau.filtration_one import h_matrix
-from nassau.quasi_inverses import Preimages
-from nassau.region import Region
-from nassau.secondary import SecondaryError, d2_lines, d2_matrix, secondary_homotopy
+from algebra.milnor.ppart import pack
+from nassau.engine.resolve import resolve
+from nassau.products.filtration_one import h_matrix
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
+from nassau.secondary.homotopy import SecondaryError, d2_lines, d2_matrix, secondary_homotopy
 from tests.helpers import assert_one_line_error, golden, run_cli
 
 
@@ -257,7 +257,7 @@ def test_y_products_share_their_tables_and_a_terms_are_batched(monkeypatch: pyte
     """Structural, on the d2 lift of S_2 through stem 30: the Y-part products of a run of rows with one term list
     share one-term lists (5134 lists for 7161 products here; one list per product before), and the A-terms of a
     degree are a handful of row groups, not one per (generator, key) part (391 groups for 76 calls; 1159 before)."""
-    from nassau import secondary_lift
+    from nassau.secondary import lift as secondary_lift
 
     seen = {"lists": 0, "products": 0, "groups": 0, "calls": 0}
     y_products, rows, a_terms = (secondary_lift.y_products, secondary_lift._Plan.rows,
@@ -317,9 +317,9 @@ def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
 def test_secondary_homotopies_are_saved_and_resumed(tmp_path: Path) -> None:
     """The homotopies go to DIR/secondary bidegree by bidegree; a larger run resumes from them (and recomputes a
     damaged file), and nassau chart --d2 on the directory computes nothing it finds there."""
-    from nassau.resolution import Resolution
-    from nassau.secondary import SAVED_KIND, SecondaryHomotopy
-    from nassau.store import module_from_manifest
+    from nassau.engine.resolution import Resolution
+    from nassau.secondary.homotopy import SAVED_KIND, SecondaryHomotopy
+    from nassau.store.save_dir import module_from_manifest
 
     save = tmp_path / "run"
     first = run_cli("secondary", "S_2", "--stem", "20", "--max-s", "7", "--save-dir", str(save), "--quiet")
@@ -332,7 +332,7 @@ def test_secondary_homotopies_are_saved_and_resumed(tmp_path: Path) -> None:
     assert again.stdout.decode() == golden("secondary-S_2")
     assert "unusable" in again.stderr.decode() and victim.with_suffix(".corrupt").exists()
     spec, module, _ = module_from_manifest(save)
-    from nassau.store import SaveDir
+    from nassau.store.save_dir import SaveDir
     store = SaveDir(save, spec, module, "nassau")
     res = Resolution(module)
     region = Region(max_s=7, min_degree=0, max_stem=30)

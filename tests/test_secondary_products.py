@@ -8,23 +8,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.module_loader import load_module
+from algebra.module.loader import load_module
 from fp import to_bool
-from nassau.chain_map import ChainMap, stack
-from nassau.engine import resolve
-from nassau.ext_class import ExtClass
-from nassau.filtration_one import h_matrix
-from nassau.quasi_inverses import Preimages
-from nassau.region import Region
-from nassau.secondary import secondary_homotopy
-from nassau.secondary_lift import SecondaryLift
-from nassau.secondary_massey import (
+from nassau.lifting.chain_map import ChainMap, stack
+from nassau.engine.resolve import resolve
+from nassau.products.ext_class import ExtClass
+from nassau.products.filtration_one import h_matrix
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
+from nassau.secondary.homotopy import secondary_homotopy
+from nassau.secondary.lift import SecondaryLift
+from nassau.secondary.massey import (
     LambdaClass,
     bracket_lift,
     parse_lambda_class,
     secondary_massey,
 )
-from nassau.secondary_product import SecondaryExt, secondary_products
+from nassau.secondary.product import SecondaryExt, secondary_products
 from tests.helpers import assert_one_line_error, golden, run_cli
 
 MASSEY = {"h_2-h_3": ("h_2=3,1,[1]", "h_3=7,1,[1]"), "3h_2-h_3": ("h_2=3,1,[1]+λh_0h_2=[1]", "h_3=7,1,[1]"),
@@ -256,8 +256,8 @@ def test_null_homotopy_lift_batches_equal_the_twins(sphere: SecondaryExt) -> Non
 @pytest.mark.slow
 def test_ext_parts_are_the_e2_products_through_stem_45() -> None:
     """Over a larger range, on two threads: the Ext parts of products by h0, h1, h2 and c0 are E2's products (read
-    off chain maps lifted by nassau.ext_algebra, an independent path for c0)."""
-    from nassau.ext_algebra import ExtAlgebra
+    off chain maps lifted by nassau.products.ext_algebra, an independent path for c0)."""
+    from nassau.products.ext_algebra import ExtAlgebra
 
     ext = secondary_ext("S_2", stem=45, max_s=12, threads=2)
     res = ext.module.source

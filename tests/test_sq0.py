@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nassau.ext_algebra import ExtAlgebra
-from nassau.ext_class import ExtClass
-from nassau.product_lines import lines
-from nassau.quasi_inverses import Preimages
-from nassau.sq0 import sq0_rows
+from nassau.products.ext_algebra import ExtAlgebra
+from nassau.products.ext_class import ExtClass
+from nassau.products.product_lines import lines
+from nassau.engine.preimages import Preimages
+from nassau.products.sq0 import sq0_rows
 from tests.helpers import golden, run_cli, run_engine
 
 

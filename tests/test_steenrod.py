@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from nassau.ext_algebra import ExtAlgebra
-from nassau.ext_class import ExtClass
-from nassau.quasi_inverses import Preimages
-from nassau.region import Region
-from nassau.sq0 import sq0_rows
-from nassau.steenrod import squares, steenrod_lines
+from nassau.products.ext_algebra import ExtAlgebra
+from nassau.products.ext_class import ExtClass
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
+from nassau.products.sq0 import sq0_rows
+from nassau.products.steenrod import squares, steenrod_lines
 from tests.helpers import golden, run_cli, run_engine
 
 C0 = ExtClass(8, 3, (1,))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from nassau.store import MAGIC
+from nassau.store.save_dir import MAGIC
 from tests.helpers import run_cli
 
 ARGS = ["resolve", "S_2", "--stem", "36", "--max-s", "10"]

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from algebra.module_loader import load_module
-from nassau import api
-from nassau.bruner import BrunerError, bruner_text, read_bruner
-from nassau.engine import resolve
-from nassau.mahowald import mahowald_lines
-from nassau.region import Region
+from algebra.module.loader import load_module
+from nassau.api import request as api
+from nassau.tools.bruner import BrunerError, bruner_text, read_bruner
+from nassau.engine.resolve import resolve
+from nassau.tools.mahowald import mahowald_lines
+from nassau.engine.region import Region
 from tests.helpers import golden, run_cli
 
 BRUNER = Path(__file__).parent / "data" / "bruner"

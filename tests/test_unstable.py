@@ -5,19 +5,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from algebra.free_map import FreeMap
-from algebra.milnor_basis import MilnorBasis
-from algebra.milnor_odd import OddMilnorBasis
-from algebra.module_loader import load_module
-from algebra.products import multiply
-from algebra.profile import FULL
-from algebra.unstable_basis import UnstableBasis, excess
-from algebra.unstable_free_module import UnstableFreeModule
+from algebra.free.free_map import FreeMap
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.odd_basis import OddMilnorBasis
+from algebra.module.loader import load_module
+from algebra.milnor.products import multiply
+from algebra.milnor.profile import FULL
+from algebra.unstable.basis import UnstableBasis, excess
+from algebra.unstable.free_module import UnstableFreeModule
 from charts.text import text_chart
-from nassau import api
-from nassau.engine import UNSTABLE, resolve
-from nassau.filtration_one import op_column
-from nassau.region import Region
+from nassau.api import request as api
+from nassau.engine.resolve import UNSTABLE, resolve
+from nassau.products.filtration_one import op_column
+from nassau.engine.region import Region
 from tests.helpers import golden, run_cli
 
 

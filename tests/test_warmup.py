@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.products import run_batch
+from algebra.milnor.products import run_batch
 from fp import kernel_cache
-from nassau import warmup
+from nassau.engine import warmup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,7 @@ def test_started_once_per_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
     monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: started.append((cmd, kw["cwd"])))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert warmup.start() and started[-1] == ([sys.executable, "-m", "nassau.warmup"], ROOT)  # where nassau is imported from
+    assert warmup.start() and started[-1] == ([sys.executable, "-m", "nassau.engine.warmup"], ROOT)  # where nassau is imported from
     (tmp_path / warmup.MARKER).touch()
     assert not warmup.start() and len(started) == 1
     (tmp_path / warmup.MARKER).unlink()
@@ -53,14 +53,14 @@ def test_a_resolution_loads_what_the_helper_compiled(tmp_path: Path) -> None:
     product from the cache (numba's cache hits), compiling none of them (a helper compiling other argument types
     would leave misses)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NASSAU_NUMBA_BASE=str(tmp_path))
-    subprocess.run([sys.executable, "-m", "nassau.warmup"], cwd=ROOT, env=env, check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "nassau.engine.warmup"], cwd=ROOT, env=env, check=True, timeout=300)
     assert (tmp_path / kernel_cache.source_hash() / warmup.MARKER).exists()
     probe = """
 import json
-from algebra.module_loader import load_module
-from nassau.engine import resolve
-from nassau.region import Region
-from algebra import product_tables
+from algebra.module.loader import load_module
+from nassau.engine.resolve import resolve
+from nassau.engine.region import Region
+from algebra.milnor import product_tables
 from fp import masked, matmul
 resolve(load_module("S_2"), Region(max_s=8, min_degree=0, max_stem=20), "nassau", 1)
 print(json.dumps({k.py_func.__name__: [len(k.stats.cache_hits), len(k.stats.cache_misses)]

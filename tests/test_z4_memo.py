@@ -1,4 +1,4 @@
-"""Kept Z/4 products (algebra.z4_memo): the same values as enumerating every product (pair_algebra.z4_batch) on
+"""Kept Z/4 products (algebra.secondary.z4_memo): the same values as enumerating every product (pair_algebra.z4_batch) on
 fresh random batches, cold, warm and with no budget; a batch met again enumerates nothing; threads keeping pairs at
 once agree; the d2 lift reads kept pairs (fails if its composites go back to enumerating every product)."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import threading
 
 import numpy as np
 
-from algebra.milnor_basis import MilnorBasis
-from algebra.pair_algebra import binomials_mod4, z4_batch
-from algebra.z4_memo import Z4Memo, use_z4_memo
+from algebra.milnor.basis import MilnorBasis
+from algebra.secondary.pair_algebra import binomials_mod4, z4_batch
+from algebra.secondary.z4_memo import Z4Memo, use_z4_memo
 from tests.test_algebra_products import random_batch
 
 
@@ -93,11 +93,11 @@ def test_threads_keeping_at_once_agree(rng: np.random.Generator) -> None:
 
 
 def test_the_d2_lift_reads_kept_products() -> None:
-    from algebra.module_loader import load_module
-    from nassau.engine import resolve
-    from nassau.quasi_inverses import Preimages
-    from nassau.region import Region
-    from nassau.secondary import secondary_homotopy
+    from algebra.module.loader import load_module
+    from nassau.engine.resolve import resolve
+    from nassau.engine.preimages import Preimages
+    from nassau.engine.region import Region
+    from nassau.secondary.homotopy import secondary_homotopy
 
     region = Region(max_s=8, min_degree=0, max_stem=24)
     res = resolve(load_module("S_2"), region, "standard", 1)

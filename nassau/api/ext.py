@@ -1,0 +1,130 @@
+"""What the Python API returns: Ext of a module over a computed region, and every picture of it.
+
+Everything is read off one chart model (charts.model.Chart), so `to_json()`, `svg()`, `html()` and `text()` are the
+CLI's --json, --svg and --html files and its printed chart, and a notebook cell showing an Ext draws the page.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any
+
+from charts.html import notebook_html, to_html
+from charts.json_export import to_json
+from charts.model import Chart, Differential, Generator, Product
+from charts.pages import e3
+from charts.seqsee import to_seqsee
+from charts.svg import to_svg
+from charts.text import text_chart
+from nassau.api.chart_data import build_chart
+from nassau.cli.products import chart_operations
+from nassau.engine.resolve import EngineError
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.secondary.homotopy import check_secondary, differentials, secondary_homotopy
+from nassau.store.save_dir import SaveDir
+
+
+class Ext:
+    """Ext^{s,t} of `module` for the (n, s) of `region`, read off its minimal resolution.
+
+    `dims` and `generators` need only the resolution; `chart` (and `products`, the pictures, the JSON) adds the
+    product lines, by h0..h3 or by the classes named in `operations` (as `--products` names them), computed once
+    on first use.
+    """
+
+    def __init__(self, resolution: Resolution, region: Region, module: str, algorithm: str,
+                 operations: list[str] | None = None, threads: int = 1, loaded: int = 0, d2: bool = False,
+                 page: int = 2, store: SaveDir | None = None) -> None:
+        if page not in (2, 3):
+            raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
+        self.resolution = resolution
+        self.region = region
+        self.module = module
+        self.algorithm = algorithm
+        self.operations = operations
+        self.threads = threads
+        #: Bidegrees read from a save directory instead of computed.
+        self.loaded = loaded
+        #: Whether the chart carries d2 (computed on first use; page 3 needs it).
+        self.with_d2 = d2 or page == 3
+        self.page = page
+        #: The save directory of the resolution: d2's homotopies are saved there and resumed from it.
+        self.store = store
+        if self.with_d2:
+            check_secondary(resolution.module)
+
+    @cached_property
+    def d2(self) -> list[Differential]:
+        """The nonzero entries of the Adams d2 over the region (the secondary lift, nassau.secondary.homotopy)."""
+        method = "nassau" if self.algorithm == "nassau" else "standard"
+        h = secondary_homotopy(self.resolution, self.region, Preimages(self.resolution, method), self.threads,
+                               self.store)
+        return differentials(h, self.region)
+
+    @cached_property
+    def e2_chart(self) -> Chart:
+        """The E2 chart with its product lines (and d2 when asked for)."""
+        ops = chart_operations(self.operations, self.resolution, self.algorithm, self.threads)
+        return build_chart(self.resolution, self.region, self.module, self.algorithm, products=True, **ops,
+                           d2=self.d2 if self.with_d2 else None)
+
+    @cached_property
+    def chart(self) -> Chart:
+        """The chart model of the page asked for (E2, or E3 = ker d2 / im d2): what every exporter reads."""
+        return e3(self.e2_chart).chart if self.page == 3 else self.e2_chart
+
+    @cached_property
+    def _dims_only(self) -> Chart:
+        return build_chart(self.resolution, self.region, self.module, self.algorithm, products=False)
+
+    def _any_chart(self) -> Chart:
+        """The chart with products if it is built already, else one without (products cost lifting); page 3
+        always needs its products and d2."""
+        return self.__dict__.get("chart") or (self.chart if self.page == 3 else self._dims_only)
+
+    @property
+    def dims(self) -> dict[tuple[int, int], int]:
+        """(stem n, filtration s) -> dim Ext^{s, n+s} (of E3 on page 3), for the nonzero ones."""
+        return dict(self._any_chart().dims)
+
+    @property
+    def generators(self) -> list[Generator]:
+        """Every (n, s, j), i.e. the class x_(n, s, j), sorted by (n, s, j)."""
+        return [(n, s, j) for (n, s), d in sorted(self.dims.items()) for j in range(d)]
+
+    @property
+    def products(self) -> list[Product]:
+        """The nonzero entries of the product matrices: op x_source has x_target in its expansion."""
+        return list(self.chart.products)
+
+    def text(self) -> str:
+        """The chart as `nassau resolve` prints it (the reference's text, byte for byte)."""
+        return text_chart(self._any_chart())
+
+    def to_json(self) -> dict[str, Any]:
+        """The chart as --json writes it (layout in the README)."""
+        return to_json(self.chart)
+
+    def svg(self) -> str:
+        """The chart as --svg draws it."""
+        return to_svg(self.chart)
+
+    def html(self) -> str:
+        """The interactive page --html writes."""
+        return to_html(self.chart)
+
+    def seqsee(self) -> dict[str, Any]:
+        """SeqSee's input JSON, as --seqsee writes it."""
+        return to_seqsee(self.chart)
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
+
+    def _repr_html_(self) -> str:
+        return notebook_html(self.chart)
+
+    def __repr__(self) -> str:
+        span = f"stem {self.region.max_stem}" if self.region.max_stem is not None else f"t = {self.region.max_t}"
+        return (f"<Ext of {self.module} through {span}, s <= {self.region.max_s}: "
+                f"{sum(self.dims.values())} generators ({self.algorithm})>")

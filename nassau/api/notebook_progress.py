@@ -1,0 +1,51 @@
+"""Progress in a notebook: an HTML <progress> bar updated in place, which Jupyter, JupyterLab and VS Code show
+without widgets. Same methods as nassau.api.progress.Reporter, the terminal's bar."""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from html import escape
+
+from nassau.api.progress import StopsOnError
+
+UPDATE_EVERY = 0.25
+"""Seconds between redraws: a run finishes thousands of bidegrees, the notebook needs a few frames."""
+
+
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (IPython already imported, so nothing is imported to find out)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    return type(shell).__name__ == "ZMQInteractiveShell"
+
+
+class NotebookBar(StopsOnError):
+    def __init__(self, total: int, label: str) -> None:
+        from IPython.display import HTML, display
+
+        self._html = HTML
+        self.total, self.label, self.done = total, label, 0
+        self.start = self._shown = time.perf_counter()
+        self._lock = threading.Lock()
+        self._handle = display(self._html(self._render("")), display_id=True)
+
+    def _render(self, note: str) -> str:
+        return (f'<div><progress value="{self.done}" max="{max(self.total, 1)}" style="width: 40%"></progress> '
+                f"{escape(self.label)}: {self.done}/{self.total} bidegrees, {time.perf_counter() - self.start:.1f} s"
+                f"{escape(note)}</div>")
+
+    def advance(self, s: int, t: int) -> None:
+        """One bidegree finished (called from worker threads)."""
+        with self._lock:
+            self.done += 1
+            now = time.perf_counter()
+            if now - self._shown >= UPDATE_EVERY:
+                self._shown = now
+                self._handle.update(self._html(self._render(f"; last (n={t - s}, s={s})")))
+
+    def finish(self, summary: str) -> None:
+        self._handle.update(self._html(self._render(f". {summary}")))
+
+    def abort(self) -> None:
+        self._handle.update(self._html(self._render(". Stopped.")))

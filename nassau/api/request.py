@@ -1,0 +1,198 @@
+"""The Python API: resolve a module, or load a saved run, and look at its Ext from a script or a notebook.
+
+    import nassau
+    ext = nassau.resolve("S_2", stem=40)      # a progress bar in a notebook, a summary line on stderr elsewhere
+    ext.dims[(7, 1)]                           # 1: h3
+    ext                                        # in Jupyter: the interactive chart (the SVG where scripts are off)
+
+`nassau resolve` is `request(...)` then `Request.run`, with the CLI's own progress bar; `nassau chart` is `load`.
+`cluster=` or `workers=` runs the jobs on Dask worker processes instead of threads (nassau.store.cluster).
+Bad input raises the exceptions the CLI turns into one line: ModuleError, EngineError, StoreError, ClassError.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from algebra.module.interface import Module
+from algebra.module.spec import ModuleSpec, read_spec
+from algebra.module.loader import module_from_spec
+from nassau.store.cluster import Cluster
+from nassau.engine.resolve import CHANGE_OF_RINGS, UNSTABLE, EngineError, check_executor, choose_algorithm, resolved_module
+from nassau.engine.resolve import resolve as run_engine
+from nassau.api.ext import Ext
+from nassau.api.notebook_progress import NotebookBar, in_notebook
+from nassau.api.progress import Reporter
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.secondary.homotopy import check_secondary
+from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
+
+DEFAULT_MAX_S = 15
+
+
+def cores() -> int:
+    """The cores this process may run on (not every core of the host, under affinity limits)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+@dataclass
+class Request:
+    """A checked computation, nothing computed yet: the module, its region, the algorithm and the save directory
+    (opened: a directory made for something else, or in use by a cluster run, is refused here, before any work);
+    the jobs run on threads, or on the Dask scheduler at `cluster`, or on a local cluster of `workers` processes."""
+
+    spec: ModuleSpec
+    module: Module
+    region: Region
+    algorithm: str
+    threads: int
+    store: SaveDir | None
+    operations: list[str] | None
+    d2: bool = False
+    page: int = 2
+    cluster: str | None = None
+    workers: int | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.spec.display} ({self.algorithm})"
+
+    @property
+    def size(self) -> int:
+        """Bidegrees in the region: the length of a progress bar."""
+        return len(self.region.bidegrees())
+
+    def run(self, on_done: Callable[[int, int], None] | None = None,
+            on_status: Callable[[str], None] | None = None) -> Ext:
+        """Resolve (resuming from the save directory), calling on_done(s, t) as each bidegree finishes; a cluster
+        run also calls on_status with a note on its workers, and holds the save directory until it ends."""
+        loaded = None
+        if self.cluster is None and self.workers is None:
+            try:
+                res = run_engine(self.module, self.region, self.algorithm, self.threads, self.store, on_done=on_done)
+            except BaseException:
+                if self.store is not None:
+                    self.store.close()
+                raise
+        else:
+            assert self.store is not None, "request() gives a cluster run a save directory"
+            try:
+                with Cluster(self.cluster, self.workers, on_status) as cluster:
+                    self.store.lock()
+                    res = run_engine(self.module, self.region, self.algorithm, store=self.store, on_done=on_done,
+                                     executor=cluster)
+                    loaded = cluster.resumed
+            finally:
+                self.store.close()
+        if loaded is None:
+            loaded = self.store.loaded if self.store is not None else 0
+        threaded = self.cluster is None and self.workers is None  # a cluster run has released its directory
+        return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads, loaded,
+                   d2=self.d2, page=self.page, store=self.store if threaded else None)
+
+
+def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
+            algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
+            save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
+            page: int = 2, cluster: str | None = None, workers: int | None = None) -> Request:
+    """Check a computation (see `resolve`) without running it."""
+    threads = cores() if threads is None else threads
+    if threads < 1:
+        raise EngineError(f"threads must be at least 1 (got {threads})")
+    _check_cluster(cluster, workers, save_dir)
+    spec = read_spec(module)
+    mod = module_from_spec(spec)
+    if unstable and (algorithm != "auto" or products):
+        raise EngineError("an unstable resolution takes no algorithm (it is the standard one) and draws products "
+                          "by h0..h3 only")
+    chosen = UNSTABLE if unstable else choose_algorithm(mod, algorithm)
+    if d2 or page == 3:
+        if chosen == CHANGE_OF_RINGS:  # d2 lives over the whole algebra, not over the subalgebra B
+            chosen = "standard"
+        if unstable:
+            raise EngineError("d2 is computed for stable Ext only")
+        check_secondary(mod)
+    if page not in (2, 3):
+        raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
+    try:
+        region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
+    except ValueError as exc:
+        raise EngineError(str(exc)) from None
+    if cluster is not None or workers is not None:
+        check_executor(mod, region, chosen)
+    store = None
+    if save_dir is not None:
+        store = SaveDir(Path(save_dir), spec, mod, chosen)
+        store.open(region)
+    return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
+                   cluster, workers)
+
+
+def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
+    if cluster is not None and workers is not None:
+        raise EngineError("give either a cluster's address or a number of local workers, not both")
+    if workers is not None and workers < 1:
+        raise EngineError(f"workers must be at least 1 (got {workers})")
+    if cluster is not None and not cluster.strip():
+        raise EngineError("the cluster's address is empty (e.g. tcp://scheduler:8786)")
+    if (cluster is not None or workers is not None) and save_dir is None:
+        raise EngineError("a cluster run needs a save directory, shared by the client and every worker: the jobs "
+                          "read their inputs from it and write their results there")
+
+
+def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
+            algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
+            save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False,
+            d2: bool = False, page: int = 2, cluster: str | None = None, workers: int | None = None) -> Ext:
+    """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
+
+    algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
+    chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as for --products); save_dir: save
+    and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
+    unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only);
+    d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2;
+    cluster: the address of a Dask scheduler to run the jobs on, or workers: a number of local worker processes
+    (either needs save_dir, on a filesystem the client and every worker share).
+    """
+    req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
+                  save_dir=save_dir, unstable=unstable, d2=d2, page=page, cluster=cluster, workers=workers)
+    bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
+                                                                                       not progress)
+    with bar:
+        ext = req.run(on_done=bar.advance)
+    bar.finish(f"{req.spec.display}: {len(ext.generators)} generators")
+    return ext
+
+
+def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2: bool = False,
+         page: int = 2) -> Ext:
+    """Ext of a finished run saved in `save_dir` (by `resolve(..., save_dir=...)` or --save-dir), without
+    recomputing it: what `nassau chart SAVE_DIR` draws."""
+    save = Path(save_dir)
+    spec, module, manifest = module_from_manifest(save)
+    r = manifest.get("region") or {}
+    try:
+        region = Region(max_s=int(r["max_s"]), min_degree=module.min_degree, max_stem=r.get("max_stem"),
+                        max_t=r.get("max_t"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
+    algorithm = manifest.get("algorithm", "standard")
+    store = SaveDir(save, spec, module, algorithm)
+    res = Resolution(resolved_module(module, algorithm))
+    res.algebra.extend(region.t_limit - module.min_degree + 1)
+    store.load_into(res)
+    missing = [b for b in region.bidegrees() if not res.is_done(*b)]
+    if missing:
+        s, t = missing[0]
+        edge = f"--stem {region.max_stem}" if region.max_stem is not None else f"--max-t {region.max_t}"
+        raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
+                         f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
+                         f"--algorithm {algorithm} --save-dir {save}")
+    return Ext(res, region, spec.display, algorithm, list(products) if products else None, cores(), store.loaded,
+               d2=d2, page=page, store=store)

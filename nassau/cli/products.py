@@ -1,0 +1,378 @@
+"""The multiplicative commands of the CLI: `product`, `map`, `massey`, `yoneda`, `steenrod`, `sq0`.
+
+Each resolves what it needs (the module, and the unit or a second module beside it), lifts chain maps, prints the
+reference's lines for the same request on stdout and, with --json FILE, writes the same result as JSON (layouts in
+the README). Regions (--stem/--max-t, --max-s) are those of the module whose Ext the values live in, as in the
+reference's prompts. Bad classes, maps or brackets end in one line on stderr and exit status 2, like every other
+user error of nassau.cli.main, which registers these commands.
+"""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from algebra.module.interface import Module
+from algebra.module.spec import read_spec
+from algebra.module.loader import load_module, module_from_spec
+from charts.atomic import write_text_atomic
+from charts.json_export import dumps
+from nassau.lifting.chain_map import ChainMap, lift
+from nassau.engine.resolve import CHANGE_OF_RINGS, choose_algorithm, resolve
+from nassau.products.ext_algebra import ExtAlgebra, is_unit_module, unit_module
+from nassau.products.ext_class import (
+    ClassError,
+    ExtClass,
+    known_bidegree,
+    parse_class,
+    parse_named_class,
+    parse_operation,
+    sphere_class,
+)
+from nassau.products.massey import MasseyError, massey_products, shift_of
+from algebra.module.homomorphism import ModuleMapError, parse_module_map
+from nassau.products.product_lines import Row, lines, map_rows, product_rows, shifted_region
+from nassau.api.progress import Reporter
+from nassau.engine.preimages import LiftError, Preimages
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.products.sq0 import sq0_rows
+from nassau.products.steenrod import squares, steenrod_lines
+from nassau.store.save_dir import SaveDir
+from nassau.products.yoneda import Yoneda, yoneda_lines
+
+COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
+#: What these commands raise for bad input; the CLI prints it as one line with status 2.
+ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
+
+
+def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[argparse.ArgumentParser], None]) -> None:
+    p = sub.add_parser("product", help="multiply every class of Ext(MODULE) by classes of the sphere's Ext",
+                       description="Resolve MODULE and print NAME x_(n, s, j) = [v] for each --by class: its product "
+                                   "with every generator of Ext(MODULE) whose product lies in the region (the "
+                                   "reference's lift_hom lines). Classes are n,s,[v] in the sphere's Ext basis.")
+    computation_args(p)
+    p.add_argument("--by", action="append", required=True, metavar="NAME=n,s,[v]",
+                   help="a class of Ext(S_2) to multiply by, e.g. g=20,4,[1] (repeat for several)")
+    p.add_argument("--json", metavar="FILE", help="also write the products as JSON (see README)")
+
+    m = sub.add_parser("map", help="the map on Ext induced by a module homomorphism SOURCE -> TARGET",
+                       description="Resolve SOURCE over the region and TARGET over the region lowered by the map's "
+                                   "degree, lift the homomorphism to a chain map and print NAME x_(n, s, j) = [v]: "
+                                   "the image in Ext(SOURCE) of each generator of Ext(TARGET) (Ext is contravariant; "
+                                   "the reference's lift_hom between modules).")
+    computation_args(m)
+    m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in")
+    m.add_argument("--send", action="append", default=[], metavar="X=Y[+Z...]",
+                   help="the image of a basis element of SOURCE (by name) as a sum of basis elements of TARGET, "
+                        "or 0; unnamed elements go to 0 (repeat for several)")
+    m.add_argument("--degree", type=int, default=0, metavar="D", help="the map raises degrees by D (default 0)")
+    m.add_argument("--name", default="f", help="the name printed on each line (default f)")
+    m.add_argument("--json", metavar="FILE", help="also write the map as JSON (see README)")
+
+
+    q = sub.add_parser("massey", help="Massey products <a, b, x> for every x of Ext(MODULE) with x b = 0",
+                       description="Resolve MODULE (and the sphere beside it) and print <a, b, x_(n, s, [v])> = "
+                                   "[offset] + {indeterminacy} for every x in the kernel of b whose bracket lies in "
+                                   "the region and does not contain 0 (the reference's massey lines). a and b are "
+                                   "classes n,s,[v] of the sphere's Ext with a b = 0.")
+    computation_args(q)
+    q.add_argument("--a", required=True, metavar="n,s,[v]", help="the first class, e.g. 7,1,[1] (h3)")
+    q.add_argument("--b", required=True, metavar="n,s,[v]", help="the middle class, e.g. 0,4,[1] (h0^4)")
+    q.add_argument("--json", metavar="FILE", help="also write the brackets as JSON (see README)")
+
+
+    z = sub.add_parser("sq0", help="the algebraic Steenrod operation Sq^0 on every class of Ext(S_2)",
+                       description="Resolve S_2 and print Sq^0 x_(n, s, i) = [v] (Sq^0: Ext^{s,t} -> Ext^{s,2t}) for "
+                                   "every generator whose image lies in the region (the reference's sq0 lines).")
+    computation_args(z)
+    z.add_argument("--json", metavar="FILE", help="also write the values as JSON (see README)")
+
+
+    y = sub.add_parser("yoneda", help="a Yoneda representative of a class: its modules' dimensions",
+                       description="Resolve MODULE through the class's stem and filtration and build a finite complex "
+                                   "of finite modules Y_0 <- ... <- Y_s representing the class n,s,[v]; print "
+                                   "`Dimension of {s}th module is {D}` for each (the reference's yoneda lines). The "
+                                   "representative depends on the resolution's differentials: the default standard "
+                                   "algorithm's are the reference's.")
+    _class_args(y, "standard")
+    y.add_argument("--json", metavar="FILE", help="also write the dimensions as JSON (see README)")
+    q2 = sub.add_parser("steenrod", help="the algebraic Steenrod squares Sq^j of a class of Ext(S_2)",
+                        description="Resolve S_2 over the rectangle through (2s, 2t), build the class's Yoneda "
+                                    "representative Y and lift into Y (x) Y: print its dimensions and Sq^j x for "
+                                    "j = s, ..., 0 (Sq^s x = x^2), as the reference's steenrod does.")
+    _class_args(q2, "standard")
+    q2.add_argument("--json", metavar="FILE", help="also write the squares as JSON (see README)")
+
+
+def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
+    """MODULE --class n,s,[v]: the module is resolved as far as the class needs, no region."""
+    p.add_argument("module", metavar="MODULE", help="S_2, C2, ... (as for resolve)")
+    p.add_argument("--class", dest="cls", required=True, metavar="n,s,[v]", help="the class, e.g. 20,4,[1] (g)")
+    p.add_argument("--algorithm", choices=("standard", "nassau"), default=algorithm,
+                   help=f"how to resolve (default {algorithm})")
+    p.add_argument("--threads", type=int, default=1, metavar="K", help="worker threads for resolving")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+
+
+def run(args: argparse.Namespace) -> int:
+    # The CLI's shared checks, imported here because nassau.cli.main imports this module.
+    from nassau.cli import main as base
+
+    base.check_request(args, (args.json,), gpu=True)
+    for name in (args.module, getattr(args, "target", None)):
+        if name is not None and read_spec(name).data.get("p", 2) != 2:
+            raise base.UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` lifts "
+                                 "chain maps, which are implemented at p = 2 only (`nassau products` gives a_0 and "
+                                 "h_0 at odd primes)")
+    try:
+        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
+                  "steenrod": _steenrod}[args.command](args, base)
+    except ERRORS as exc:
+        raise base.UserError(str(exc)) from None
+    if args.json:
+        write_text_atomic(args.json, dumps(result))
+    return 0
+
+
+# -- chart products --------------------------------------------------------------------------------------------
+def add_chart_products_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--products", nargs="+", metavar="OP",
+                   help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
+                        "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+
+
+def chart_operations(names: list[str] | None, res: Resolution, algorithm: str, threads: int = 1) -> dict[str, Any]:
+    """build_chart's keywords for the operations named as --products takes them (none: the default h0..h3).
+
+    A bad name raises one of ERRORS (the CLI prints it as one line); so does the Python API, which calls this."""
+    if not names:
+        return {}
+    if res.algebra.prime != 2:
+        raise ClassError(f"--products draws lifted products, which are implemented at p = 2 only; at p = "
+                         f"{res.algebra.prime} the charts carry a0 and h0")
+    items = [parse_operation(x) for text in names for x in _split(text)]
+    reach = [(c.n, c.s) if c is not None else known_bidegree(name) for name, c in items]
+    method = "nassau" if algorithm == "nassau" else "standard"
+    unit, unit_method = res, method
+    if not is_unit_module(res.module):
+        top = [b for b in reach if b is not None] or [(0, 0)]
+        k = unit_module(res.module)
+        unit_algorithm = choose_algorithm(k, "auto")
+        unit = resolve(k, Region(max_s=max(s for _, s in top), min_degree=0,
+                                 max_stem=max(0, max(n for n, _ in top))), unit_algorithm)
+        unit_method = "nassau" if unit_algorithm == "nassau" else "standard"
+    operations = {}
+    for name, c in items:
+        c = c if c is not None else sphere_class(name, unit)
+        c.check_in(unit, f"the class {name}")
+        operations[name] = c
+        if algorithm == CHANGE_OF_RINGS and not (c.s == 1 and c.vector == (1,)):
+            raise ClassError(f"{name}: a change-of-rings resolution holds Ext over the subalgebra, whose classes "
+                             "are not the sphere's; draw products by h_i only, or use --algorithm standard")
+    alg = ExtAlgebra(res, unit, Preimages(res, method), Preimages(unit, unit_method), threads)
+    return {"operations": operations, "alg": alg}
+
+
+def _split(text: str) -> list[str]:
+    """`h0,h1,c0` -> names; an explicit `NAME=n,s,[v]` is one item."""
+    return [text] if "=" in text else [x for x in text.split(",") if x]
+
+
+# -- resolving --------------------------------------------------------------------------------------------------
+class _Resolved:
+    """A module resolved over a region (saved and resumed when a save directory is given)."""
+
+    def __init__(self, module: Module, region: Region, algorithm: str, res: Resolution, label: str,
+                 store: SaveDir | None = None) -> None:
+        self.module, self.region, self.algorithm, self.res, self.label = module, region, algorithm, res, label
+        #: The save directory the resolution came from, if any (lifts that keep data save beside it).
+        self.store = store
+
+    def preimages(self) -> Preimages:
+        return Preimages(self.res, "nassau" if self.algorithm == "nassau" else "standard")
+
+
+def _resolve_named(name: str, args: argparse.Namespace, base, save_dir: str | None = None) -> _Resolved:
+    """The module the command is about, by --algorithm, over the command's region."""
+    spec = read_spec(name)
+    module = module_from_spec(spec)
+    region = _region(module, args, base)
+    return _resolve(module, region, args.algorithm, args, base, spec=spec, save_dir=save_dir, label=spec.display)
+
+
+def _region(module: Module, args: argparse.Namespace, base) -> Region:
+    try:
+        return Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
+    except ValueError as exc:
+        raise base.UserError(str(exc)) from None
+
+
+def _resolve(module: Module, region: Region, requested: str, args: argparse.Namespace, base, spec=None,
+             save_dir: str | None = None, label: str = "") -> _Resolved:
+    """Resolve by the requested algorithm (a second module, the unit or a map's target, asks for "auto")."""
+    algorithm = choose_algorithm(module, requested)
+    if algorithm == CHANGE_OF_RINGS:  # that resolution is of F2 over B: products there would be Ext_B's
+        algorithm = "standard"
+    store = None
+    if save_dir:
+        store = SaveDir(Path(save_dir), spec, module, algorithm)
+        store.open(region)
+    with Reporter(len(region.bidegrees()), f"{label or module.name} ({algorithm})", args.quiet) as reporter:
+        try:
+            res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
+    reporter.finish(f"{label or module.name}: resolved through {base._span(region)} ({algorithm})")
+    return _Resolved(module, region, algorithm, res, label or module.name, store)
+
+
+def _secondary(args: argparse.Namespace) -> str:
+    """The algorithm for a module resolved beside the main one: standard if asked, else the best that applies."""
+    return "standard" if args.algorithm == "standard" else "auto"
+
+
+def _stdout_lines(lines: list[str], base) -> None:
+    base._stdout("".join(line + "\n" for line in lines))
+
+
+def _class_json(c: ExtClass) -> dict[str, Any]:
+    return {"n": c.n, "s": c.s, "vector": list(c.vector)}
+
+
+def _region_json(region: Region) -> dict[str, Any]:
+    return {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}
+
+
+def _rows_json(name: str, rows: list[Row], shift: tuple[int, int]) -> list[dict[str, Any]]:
+    """Each row as {"name", "class": [n, s, j], "image": [n', s'], "vector": v}: the value on x_(n,s,j), in the
+    basis at (n', s') = (n, s) + shift."""
+    return [{"name": name, "class": [r.n, r.s, r.j], "image": [r.n + shift[0], r.s + shift[1]],
+             "vector": list(r.vector)} for r in rows]
+
+
+# -- product ----------------------------------------------------------------------------------------------------
+def _product(args: argparse.Namespace, base) -> dict[str, Any]:
+    named = [parse_named_class(text) for text in args.by]
+    mod = _resolve_named(args.module, args, base, args.save_dir)
+    unit = _unit_beside(mod, [(c.n, c.s) for _, c in named], args, base)
+    for name, c in named:
+        c.check_in(unit.res, f"the class {name}")
+    alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
+    reporter = Reporter(0, "products", args.quiet)
+    found, text = [], []
+    for name, c in named:
+        rows = product_rows(alg, c, mod.region)
+        text.extend(lines(name, rows))
+        found.extend(_rows_json(name, rows, (c.n, c.s)))
+    _stdout_lines(text, base)
+    reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {base._span(mod.region)}")
+    return {"command": "product", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+            "by": {name: _class_json(c) for name, c in named}, "rows": found}
+
+
+def _unit_beside(mod: _Resolved, reach: list[tuple[int, int]], args: argparse.Namespace, base) -> _Resolved:
+    """The sphere's resolution: the module's own when it is k, else one through every (n, s) in reach."""
+    if is_unit_module(mod.module):
+        return mod
+    top = Region(max_s=max(s for _, s in reach), min_degree=0, max_stem=max(0, max(n for n, _ in reach)))
+    return _resolve(unit_module(mod.module), top, _secondary(args), args, base)
+
+
+# -- massey -----------------------------------------------------------------------------------------------------
+def _massey(args: argparse.Namespace, base) -> dict[str, Any]:
+    a, b = parse_class(args.a), parse_class(args.b)
+    mod = _resolve_named(args.module, args, base, args.save_dir)
+    sn, ss = shift_of(a, b)
+    unit = _unit_beside(mod, [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)], args, base)
+    alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
+    reporter = Reporter(0, "massey", args.quiet)
+    brackets = massey_products(alg, a, b, mod.region, args.threads)
+    _stdout_lines([x.line() for x in brackets], base)
+    reporter.finish(f"{mod.label}: {len(brackets)} brackets <a, b, x> with nonzero offset through "
+                    f"{base._span(mod.region)}")
+    return {"command": "massey", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+            "a": _class_json(a), "b": _class_json(b), "shift": [sn, ss],
+            "brackets": [{"x": _class_json(x.c), "bidegree": [x.c.n + sn, x.c.s + ss], "offset": list(x.offset),
+                          "indeterminacy": [list(r) for r in x.indeterminacy]} for x in brackets]}
+
+
+# -- Sq^0 --------------------------------------------------------------------------------------------------------
+def _sq0(args: argparse.Namespace, base) -> dict[str, Any]:
+    mod = _resolve_named(args.module, args, base, args.save_dir)
+    if not is_unit_module(mod.module):
+        raise base.UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
+    reporter = Reporter(0, "sq0", args.quiet)
+    rows = sq0_rows(mod.res, mod.region, mod.preimages(), args.threads)
+    _stdout_lines(lines("Sq^0", rows), base)
+    reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {base._span(mod.region)}")
+    return {"command": "sq0", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+            "rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
+                      "vector": list(r.vector)} for r in rows]}
+
+
+# -- Yoneda ------------------------------------------------------------------------------------------------------
+def _resolve_for_class(args: argparse.Namespace, base, region_of) -> tuple[_Resolved, ExtClass]:
+    """Resolve MODULE through the region the class needs (region_of(class) -> Region keywords), check the class."""
+    x = parse_class(args.cls)
+    spec = read_spec(args.module)
+    module = module_from_spec(spec)
+    if x.n < module.min_degree:
+        raise ClassError(f"the class ({x}) lies below {spec.display}'s bottom")
+    if not x.array.any():
+        raise ClassError("the class is zero; give a nonzero class")
+    try:
+        region = Region(min_degree=module.min_degree, **region_of(x))
+    except ValueError as exc:
+        raise base.UserError(str(exc)) from None
+    mod = _resolve(module, region, args.algorithm, args, base, spec=spec, label=spec.display)
+    x.check_in(mod.res, "the class")
+    return mod, x
+
+
+def _yoneda(args: argparse.Namespace, base) -> dict[str, Any]:
+    mod, x = _resolve_for_class(args, base, lambda c: {"max_s": c.s, "max_stem": c.n})
+    reporter = Reporter(0, "yoneda", args.quiet)
+    y = Yoneda(mod.res, x)
+    _stdout_lines(yoneda_lines(y), base)
+    reporter.finish(f"{mod.label}: Yoneda representative of {x}")
+    return {"command": "yoneda", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
+            "truncation": [y.truncation[s] for s in range(x.s + 1)],
+            "dimensions": [y.dimension(s) for s in range(x.s + 1)]}
+
+
+# -- Steenrod squares ---------------------------------------------------------------------------------------------
+def _steenrod(args: argparse.Namespace, base) -> dict[str, Any]:
+    if not is_unit_module(load_module(args.module)):
+        raise base.UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
+    mod, x = _resolve_for_class(args, base, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})
+    reporter = Reporter(0, "steenrod", args.quiet)
+    y, values = squares(mod.res, x)
+    _stdout_lines(steenrod_lines(x, y, values), base)
+    reporter.finish(f"{mod.label}: Sq^j of {x}")
+    return {"command": "steenrod", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
+            "yoneda_dimensions": [y.dimension(s) for s in range(x.s + 1)],
+            "squares": [{"j": j, "bidegree": [2 * x.n + x.s - j, x.s + j], "vector": list(v)} for j, v in values]}
+
+
+# -- map --------------------------------------------------------------------------------------------------------
+def _map(args: argparse.Namespace, base) -> dict[str, Any]:
+    source = _resolve_named(args.module, args, base, args.save_dir)
+    target_module = load_module(args.target)
+    phi = parse_module_map(source.module, target_module, args.degree, args.send, source.region.t_limit)
+    phi.check_linear(source.region.t_limit)
+    t_region = shifted_region(source.region, 0, -args.degree, target_module.min_degree)
+    target = _resolve(target_module, t_region, _secondary(args), args, base)
+    reporter = Reporter(0, "map", args.quiet)
+    f = ChainMap.from_module_map(source.res, target.res, args.degree, phi.matrix, source.region, args.name)
+    lift([f], {id(target.res): target.preimages()}, args.threads)
+    rows = map_rows(f, t_region)
+    _stdout_lines(lines(args.name, rows), base)
+    reporter.finish(f"{source.label} -> {target.label}: {len(rows)} classes mapped through "
+                    f"{base._span(source.region)}")
+    return {"command": "map", "source": source.label, "target": target.label, "degree": args.degree,
+            "name": args.name, "region": _region_json(source.region), "target_region": _region_json(t_region),
+            "rows": _rows_json(args.name, rows, (-args.degree, 0))}
