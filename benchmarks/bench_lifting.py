@@ -69,11 +69,11 @@ def child(stem: int, max_s: int, classes: list[str], preimages: str, profile: bo
 
     for name in classes:
         n, s = CLASSES[name]
-        pre = Preimages(res, preimages)
+        pre = res.preimages = Preimages(res, preimages)  # a fresh cache per task
         f = ChainMap.from_class(res, res, n, s, np.array([1], dtype=np.uint8), region, name)
-        measure(f"products by {name} ({preimages})", lambda f=f, pre=pre: lift([f], {id(res): pre}), pre)
-    pre = Preimages(res, preimages)
-    alg = ExtAlgebra(res, res, pre)
+        measure(f"products by {name} ({preimages})", lambda f=f: lift([f]), pre)
+    pre = res.preimages = Preimages(res, preimages)
+    alg = ExtAlgebra(res, res)
     measure(f"<h0, h1, x> ({preimages})",
             lambda: massey_products(alg, ExtClass(0, 1, (1,)), ExtClass(1, 1, (1,)), region), pre)
     return out

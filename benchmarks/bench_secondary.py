@@ -38,7 +38,6 @@ def child(stem: int, max_s: int, product: str, massey: list[str], algorithm: str
     from algebra.module.loader import load_module
     from nassau.engine.resolve import resolve
     from nassau.products.ext_class import parse_named_class
-    from nassau.engine.preimages import Preimages
     from nassau.engine.region import Region
     from nassau.secondary.homotopy import d2_entries, secondary_homotopy
     from nassau.secondary.massey import parse_lambda_class, secondary_massey
@@ -58,13 +57,12 @@ def child(stem: int, max_s: int, product: str, massey: list[str], algorithm: str
 
         res = resolve(load_module("S_2"), region, algorithm, threads)
         lap("resolve")
-        preimages = Preimages(res, algorithm)  # as `nassau resolve --d2` and `nassau secondary` do
-        h = secondary_homotopy(res, region, preimages, threads)
+        h = secondary_homotopy(res, region, threads)  # through the resolution's own preimages, as the CLI does
         counts["d2 lift"] = len(d2_entries(h, region))
         lap("d2 lift")
         if d2_only:
             return {"seconds": times, "wall": walls, "lines": counts}
-        ext = SecondaryExt(h, region, h, region, preimages, threads)
+        ext = SecondaryExt(h, region, h, region, threads)
         counts["E3 page"] = len(ext.module_page.d2)
         lap("E3 page")
         counts["product"] = len(secondary_products(ext, x, name))

@@ -1,4 +1,5 @@
-"""Augmented matrices [A | I], [A | B | I], ... whose column segments each start at a storage boundary.
+"""Augmented matrices [A | I], [A | B | I], ... whose column segments each start at a storage boundary, and the
+three uses of [A | I] reduced that every layer above needs: its RREF, a quasi-inverse of A, A's image and kernel.
 
 Aligned segments make every segment a plain slice of storage units (words over F2, bytes over F_p), so filling
 one and reading it back after the reduction cost no shifts (sseq's AugmentedMatrix does the same). The columns
@@ -20,6 +21,7 @@ import numpy as np
 
 from .field import F2, field
 from .quasi_inverse import QuasiInverse
+from .row_blocks import RowBlocks, whole
 from .subspace import Subspace
 
 
@@ -113,3 +115,44 @@ class Augmented:
         c0, _ = self.segment_columns(target_seg)
         return QuasiInverse(pivots[r0:r1] - c0, self._restrict(r0, r1, source_seg), self.widths[source_seg],
                             self.field)
+
+
+def reduced_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> tuple[Augmented, np.ndarray]:
+    """[A | I] (A is rows x ncols over the field, F2 packed by default) in reduced row echelon form, and its
+    pivot columns."""
+    aug = Augmented(a.shape[0], [ncols, a.shape[0]], field_)
+    aug.set_segment(0, a)
+    aug.fill_identity(1)
+    return aug, aug.row_reduce()
+
+
+def quasi_inverse_with_identity(a: np.ndarray, ncols: int, field_: F2 | None = None) -> QuasiInverse:
+    """A quasi-inverse of A (rows x ncols over the field) from [A | I] reduced: the field's Augmented-free path
+    where it has one (a small A over F2: every Nassau signature block), an Augmented elsewhere."""
+    f = field(2) if field_ is None else field_
+    split = f.quasi_inverse(a, ncols)
+    if split is not None:
+        return QuasiInverse(split[0], split[1], a.shape[0], f)
+    aug, pivots = reduced_with_identity(a, ncols, field_)
+    return aug.quasi_inverse(pivots, 0, 1)
+
+
+def reduce_with_identity(a: np.ndarray | RowBlocks, ncols: int,
+                         field_: F2 | None = None) -> tuple[np.ndarray, Subspace]:
+    """Row-reduce [A | I]; return the pivot columns of A's image and the RREF kernel of A (over A's rows). A may
+    come in row blocks (a resolution's differential), built whole only where the reduction takes it whole.
+
+    Without rows or without columns [A | I] is already reduced (no image, every row in the kernel): half the
+    steps of a resolution over a small algebra such as A(1) are such empty ones, not worth an Augmented. Where the
+    field has a path that builds none (a small A over F2; a large one at p = 3, 5, 7: field.image_and_kernel), it
+    takes it."""
+    f = field(2) if field_ is None else field_
+    if len(a) == 0 or ncols == 0:
+        rows = np.arange(len(a), dtype=np.int64)
+        return rows[:0], Subspace.from_rref(f.identity(len(rows)), rows, len(rows), f)
+    split = f.image_and_kernel(a, ncols)
+    if split is not None:
+        image, basis, pivots = split
+        return image, Subspace.from_rref(basis, pivots, len(a), f)
+    aug, pivots = reduced_with_identity(whole(a), ncols, field_)
+    return pivots[pivots < aug.segment_columns(1)[0]], aug.kernel(pivots, 1)

@@ -20,11 +20,12 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def source_hash(root: Path = _ROOT) -> str:
-    """The key of the kernel sources under root: their names, bytes and modification times, and root itself."""
+    """The key of the kernel sources under root, in every subpackage: their paths, bytes and modification times,
+    and root itself."""
     h = hashlib.sha256(str(root).encode())
     for pkg in _PACKAGES:
-        for f in sorted((root / pkg).glob("*.py")):
-            h.update(f.name.encode())
+        for f in sorted((root / pkg).rglob("*.py")):
+            h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
             h.update(str(f.stat().st_mtime_ns).encode())
     return h.hexdigest()[:16]

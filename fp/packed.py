@@ -86,3 +86,11 @@ def mask_padding(a: np.ndarray, ncols: int) -> None:
     if a.shape[1] and tail:
         a[:, words(ncols) - 1] &= np.uint64((1 << tail) - 1)
     a[:, words(ncols):] = 0
+
+
+def stack(vectors: list[np.ndarray]) -> np.ndarray:
+    """Packed vectors of (possibly) different widths as the rows of one array, zero-padded to the widest."""
+    out = np.zeros((len(vectors), max((len(v) for v in vectors), default=0)), dtype=np.uint64)
+    for k, v in enumerate(vectors):
+        out[k, :len(v)] = v
+    return out

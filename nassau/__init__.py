@@ -1,6 +1,7 @@
 """Minimal resolutions over the mod-p Steenrod algebra: the engine, scheduler, save store, CLI and Python API.
 
-`nassau.resolve(...)` and `nassau.load(...)` (nassau.api.request) are imported on first use, so `import nassau` stays cheap.
+`nassau.resolve(...)`, `nassau.load(...)` (nassau.api.request) and `nassau.Ext` (nassau.api.ext) are imported on
+first use, so `import nassau` stays cheap.
 """
 
 __version__ = "0.1.0"
@@ -8,8 +9,12 @@ __all__ = ["resolve", "load", "Ext"]
 
 
 def __getattr__(name: str):
-    if name in __all__:
-        from nassau.api import request as api
+    if name == "Ext":
+        from nassau.api.ext import Ext
 
-        return getattr(api, name)
+        return Ext
+    if name in __all__:
+        from nassau.api import request
+
+        return getattr(request, name)
     raise AttributeError(f"module 'nassau' has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from nassau.cli.main import main
+from nassau.cli.entry import main
 
 raise SystemExit(main())

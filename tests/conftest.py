@@ -48,7 +48,7 @@ def rng() -> np.random.Generator:
 @pytest.fixture(autouse=True)
 def _tables_not_deferred(monkeypatch: pytest.MonkeyPatch) -> None:
     """An in-process CLI run on a cold kernel cache starts the first-run helper, which defers product tables in this
-    process until it is done (nassau.engine.warmup); each test starts undeferred, whatever ran before it."""
-    from algebra.milnor import product_tables
+    process until it is done (algebra.milnor.warmup); each test starts undeferred, whatever ran before it."""
+    from algebra.milnor import warmup
 
-    monkeypatch.setattr(product_tables, "_deferred", lambda: False)
+    monkeypatch.setattr(warmup, "_pending", None)

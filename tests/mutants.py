@@ -87,10 +87,10 @@ MUTANTS = [
            (literal("            for w in range(wa, wide):\n                kernel[r - rank, w - wa] = aug[r, w]\n",
                     "            kernel[r - rank, :] = aug[r, wa:]\n"),),
            ("tests/test_fp_row_reduce.py",)),
-    Mutant("standard: reductions built as an Augmented again", "nassau/engine/standard.py",
+    Mutant("[A | I]: reductions built as an Augmented again", "fp/augmented.py",
            (literal("    split = f.image_and_kernel(a, ncols)\n", "    split = None\n"),),
            ("tests/test_batching.py",)),
-    Mutant("standard: quasi-inverses built as an Augmented again", "nassau/engine/standard.py",
+    Mutant("[A | I]: quasi-inverses built as an Augmented again", "fp/augmented.py",
            (literal("    split = f.quasi_inverse(a, ncols)\n", "    split = None\n"),),
            ("tests/test_batching.py",)),
     Mutant("m4ri: the small kernel's preimages taken from the A part", "fp/m4ri.py",
@@ -100,7 +100,10 @@ MUTANTS = [
            (literal("    base_algorithm = \"standard\" if nassau_qualifies(module, as_cofiber=False) else \"nassau\"\n",
                     "    base_algorithm = \"standard\"\n"),),
            ("tests/test_module_charts.py",)),
-    Mutant("warmup: the helper skips the matrix product", "nassau/engine/warmup.py",
+    Mutant("kernel cache: key blind to the subpackages' sources", "fp/kernel_cache.py",
+           (literal('for f in sorted((root / pkg).rglob("*.py")):', 'for f in sorted((root / pkg).glob("*.py")):'),),
+           ("tests/test_warmup.py",)),
+    Mutant("warmup: the helper skips the matrix product", "algebra/milnor/compile_helper.py",
            (literal("    gf2_matmul(a, np.zeros((192, 2), dtype=np.uint64), 192, 128, parallel=False)\n", ""),),
            ("tests/test_warmup.py",)),
     Mutant("resolution: kept kernel never found", "nassau/engine/resolution.py",
@@ -139,19 +142,19 @@ MUTANTS = [
            ("tests/test_algebra_modules.py",)),
     Mutant("Ctrl-C test, pytest started with SIGINT ignored (must pass)", "", (),
            ("tests/test_store.py::test_ctrl_c_exits_cleanly_and_keeps_the_save",), sigint_ignored=True),
-    Mutant("cli: products prints the chart", "nassau/cli/main.py",
+    Mutant("cli: products prints the chart", "nassau/cli/resolve.py",
            (literal('if args.command == "products":', 'if args.command == "product":'),),
            ("tests/test_cli.py",)),
-    Mutant("cli: --seqsee written only with --json", "nassau/cli/main.py",
+    Mutant("cli: --seqsee written only with --json", "nassau/cli/common.py",
            (literal("    if args.seqsee:\n", "    if args.seqsee and args.json:\n"),),
            ("tests/test_cli.py",)),
-    Mutant("cli: --max-t one degree short", "nassau/cli/main.py",
-           (literal("api.request(args.module, args.stem, max_t=args.max_t,",
-                    "api.request(args.module, args.stem, max_t=args.max_t and args.max_t - 1,"),),
+    Mutant("cli: --max-t one degree short", "nassau/cli/resolve.py",
+           (literal("    req = request(args.module, args.stem, max_t=args.max_t,",
+                    "    req = request(args.module, args.stem, max_t=args.max_t and args.max_t - 1,"),),
            ("tests/test_cli.py",)),
-    Mutant("cli: SVG drawn from the chart without product lines", "nassau/cli/main.py",
+    Mutant("cli: SVG drawn from the chart without product lines", "nassau/cli/common.py",
            (literal("write_text_atomic(args.svg, to_svg(chart))",
-                    "write_text_atomic(args.svg, to_svg(ext._dims_only if isinstance(ext, api.Ext) else chart))"),),
+                    "write_text_atomic(args.svg, to_svg(ext._dims_only if isinstance(ext, Ext) else chart))"),),
            ("tests/test_cli.py",)),
     Mutant("kernels: profile index map ignored", "algebra/milnor/kernels.py",
            (literal("return index_map[map_offset[deg] + rank] if index_map.shape[0] > 0 else rank", "return rank"),),
@@ -190,7 +193,7 @@ MUTANTS = [
            (literal("            self._tasks = [None] * len(self._tasks)", "            pass"),),
            ("tests/test_prefetch.py",)),
     Mutant("warmup: product tables made while the helper compiles their kernels", "algebra/milnor/product_tables.py",
-           (literal("return _deferred() or (self._full", "return (self._full"),),
+           (literal("return helper_compiling() or (self._full", "return (self._full"),),
            ("tests/test_warmup.py",)),
     Mutant("Z/4 products: cut at three carries, not two", "algebra/secondary/pair_algebra.py",
            (literal("            if carries + more < 2:\n                break", "            if carries + more < 3:\n                break"),),
@@ -277,11 +280,9 @@ def fresh_copy(source: Path, repo: Path) -> None:
 
 
 def tests_at(revision: str, repo: Path) -> None:
-    """Replace the copy's tests/ and tests/oracles/fp_matrices.py (test inputs kept in fp) by those at a git revision, to see what
-    an older suite let through."""
+    """Replace the copy's tests/ by those at a git revision, to see what an older suite let through."""
     shutil.rmtree(repo / "tests")
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tests", "tests/oracles/fp_matrices.py"],
-                             capture_output=True, check=True)
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision, "tests"], capture_output=True, check=True)
     subprocess.run(["tar", "-x", "-C", str(repo)], input=archive.stdout, check=True)
 
 

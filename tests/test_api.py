@@ -13,7 +13,7 @@ import pytest
 import nassau
 from algebra.module.spec import ModuleError
 from nassau.cli.products import ERRORS
-from nassau.engine.resolve import EngineError
+from nassau.engine.errors import EngineError
 from nassau.store.save_dir import StoreError
 from tests.helpers import run_cli
 

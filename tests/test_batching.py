@@ -13,7 +13,7 @@ from algebra.free import free_map
 from algebra.milnor import products
 from algebra.milnor.kernels import signature_forbid
 from algebra.milnor.subalgebra import optimal_subalgebra
-from fp import field
+from fp import augmented, field
 from nassau.engine import standard
 from nassau.engine.nassau_step import step_nassau
 from nassau.engine.standard import step_standard
@@ -98,10 +98,10 @@ def test_empty_steps_reduce_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """Over A(1) most jobs have F_s and F_{s-1} zero in degree t: they reach no reduction at all, and a job with
     rows but no columns (or columns but no rows) builds no [A | I] to reduce (standard.reduce_with_identity)."""
     outer, inner = [], []
-    real_outer, real_inner = standard.reduce_with_identity, standard.reduced_with_identity
+    real_outer, real_inner = standard.reduce_with_identity, augmented.reduced_with_identity
     monkeypatch.setattr(standard, "reduce_with_identity", lambda a, n, f=None: outer.append((len(a), n))
                         or real_outer(a, n, f))
-    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: inner.append((len(a), n))
+    monkeypatch.setattr(augmented, "reduced_with_identity", lambda a, n, f=None: inner.append((len(a), n))
                         or real_inner(a, n, f))
     res, region = run_engine("A-mod-Sq1-Sq2", max_t=30, max_s=6, algorithm="change-of-rings")
     jobs = list(region.bidegrees())
@@ -117,8 +117,8 @@ def test_an_empty_reduction_is_what_the_augmented_one_gives(p: int, rows: int, n
     """The shortcut's twin: [A | I] reduced for real when A has no rows or no columns."""
     f = field(p)
     a = f.zeros(rows, ncols)
-    pivots, kernel = standard.reduce_with_identity(a, ncols, f)
-    aug, all_pivots = standard.reduced_with_identity(a, ncols, f)
+    pivots, kernel = augmented.reduce_with_identity(a, ncols, f)
+    aug, all_pivots = augmented.reduced_with_identity(a, ncols, f)
     twin = aug.kernel(all_pivots, 1)
     assert pivots.tolist() == all_pivots[all_pivots < aug.segment_columns(1)[0]].tolist() == []
     assert kernel.ncols == twin.ncols == rows and kernel.pivots.tolist() == twin.pivots.tolist()
@@ -137,8 +137,8 @@ def test_a_small_reduction_is_what_the_augmented_one_gives(rows: int, ncols: int
     a = {"random": lambda: random_matrix(rows, ncols, rng),
          "low rank": lambda: rank_deficient(rows, ncols, max(1, min(rows, ncols) // 3), rng),
          "sparse": lambda: sparse_matrix(rows, ncols, 0.05, rng)}[kind]()
-    pivots, kernel = standard.reduce_with_identity(a.copy(), ncols)
-    aug, all_pivots = standard.reduced_with_identity(a.copy(), ncols)
+    pivots, kernel = augmented.reduce_with_identity(a.copy(), ncols)
+    aug, all_pivots = augmented.reduced_with_identity(a.copy(), ncols)
     twin = aug.kernel(all_pivots, 1)
     assert pivots.tolist() == all_pivots[all_pivots < aug.segment_columns(1)[0]].tolist()
     assert kernel.ncols == twin.ncols == rows and kernel.pivots.tolist() == twin.pivots.tolist()
@@ -150,12 +150,12 @@ def test_a_small_step_builds_no_augmented_matrix(monkeypatch: pytest.MonkeyPatch
     """Every reduction of a resolution over A(1) through t = 30 fits the compiled small path: no [A | I] is built
     as an Augmented (a revert to it makes one per nonempty step), and a large matrix still takes it."""
     built = []
-    real = standard.reduced_with_identity
-    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
+    real = augmented.reduced_with_identity
+    monkeypatch.setattr(augmented, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
     run_engine("A-mod-Sq1-Sq2", max_t=30, max_s=6, algorithm="change-of-rings")
     assert built == []
     big = field(2).zeros(200, 300)
-    standard.reduce_with_identity(big, 300)
+    augmented.reduce_with_identity(big, 300)
     assert built == [(200, 5)]
 
 
@@ -163,15 +163,15 @@ def test_a_small_step_builds_no_augmented_matrix(monkeypatch: pytest.MonkeyPatch
 @pytest.mark.parametrize("kind", ["random", "low rank"])
 def test_a_small_quasi_inverse_is_what_the_augmented_one_gives(rows: int, ncols: int, kind: str,
                                                                rng: np.random.Generator) -> None:
-    """standard.quasi_inverse_with_identity's compiled path against its twin, the Augmented [A | I]'s quasi-inverse,
+    """augmented.quasi_inverse_with_identity's compiled path against its twin, the Augmented [A | I]'s quasi-inverse,
     on fresh random matrices; and its preimages do map onto the image rows they stand for."""
     from fp.packed import random_matrix
     from tests.oracles.fp_matrices import rank_deficient
 
     a = random_matrix(rows, ncols, rng) if kind == "random" else \
         rank_deficient(rows, ncols, max(1, min(rows, ncols) // 3), rng)
-    qi = standard.quasi_inverse_with_identity(a.copy(), ncols)
-    aug, pivots = standard.reduced_with_identity(a.copy(), ncols)
+    qi = augmented.quasi_inverse_with_identity(a.copy(), ncols)
+    aug, pivots = augmented.reduced_with_identity(a.copy(), ncols)
     twin = aug.quasi_inverse(pivots, 0, 1)
     assert qi.pivots.tolist() == twin.pivots.tolist() and np.array_equal(qi.preimage, twin.preimage)
     assert qi.source_dim == twin.source_dim == rows
@@ -187,8 +187,8 @@ def test_nassau_signatures_build_no_augmented_matrix(monkeypatch: pytest.MonkeyP
     from fp import m4ri
 
     built = []
-    real = standard.reduced_with_identity
-    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
+    real = augmented.reduced_with_identity
+    monkeypatch.setattr(augmented, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
     res, _ = run_engine("S_2", max_t=30, max_s=8, algorithm="nassau")
     assert sum(res.dims().values()) > 20 and len(built) <= 2
     assert not any(m4ri.gauss_fits(rows, words + (rows + 63) // 64) for rows, words in built)

@@ -32,8 +32,10 @@ def sphere(request):
 
 
 def lifted(res, region, pre, n, s, vector, name="", threads=1) -> ChainMap:
+    """The chain map of the class n,s,[vector], lifted through `pre` (which the resolution then owns)."""
     f = ChainMap.from_class(res, res, n, s, np.array(vector, dtype=np.uint8), region, name)
-    lift([f], {id(res): pre}, threads)
+    res.preimages = pre
+    lift([f], threads)
     return f
 
 
@@ -59,7 +61,8 @@ def random_class(res, region, rng, max_stem=None, nonzero=True) -> ExtClass:
 @pytest.mark.parametrize("algorithm", ALGORITHMS)
 def test_products_by_g_are_the_references(algorithm: str) -> None:
     res, region = run_engine("S_2", stem=25, max_s=9, algorithm=algorithm)
-    alg = ExtAlgebra(res, res, Preimages(res, algorithm))
+    res.preimages = Preimages(res, algorithm)
+    alg = ExtAlgebra(res, res)
     text = "".join(line + "\n" for line in lines("g", product_rows(alg, ExtClass(20, 4, (1,)), region)))
     assert text == golden("lift_hom-g-S_2-nassau" if algorithm == "nassau" else "lift_hom-g-S_2")
 
@@ -77,7 +80,8 @@ def test_induced_maps_are_the_references(name, source, target, degree, send, ste
     phi = parse_module_map(m, n, degree, [send], region.t_limit)
     phi.check_linear(region.t_limit)
     f = ChainMap.from_module_map(f_res, g_res, degree, phi.matrix, region, label)
-    lift([f], {id(g_res): Preimages(g_res, "nassau")})
+    g_res.preimages = Preimages(g_res, "nassau")
+    lift([f])
     assert "".join(line + "\n" for line in lines(label, map_rows(f, t_region))) == golden(name)
 
 
@@ -178,7 +182,8 @@ def test_lifting_the_identity_gives_the_identity() -> None:
 def test_products_by_h_i_equal_the_filtration_one_products(sphere) -> None:
     res, region, pre = sphere
     maps = [ChainMap.from_class(res, res, (1 << i) - 1, 1, np.array([1], dtype=np.uint8), region) for i in range(5)]
-    lift(maps, {id(res): pre})
+    res.preimages = pre
+    lift(maps)
     checked = set()
     for pm in product_matrices(res, region):
         n, s = pm.source
@@ -193,7 +198,8 @@ def test_products_by_h_i_equal_the_filtration_one_products_through_stem_60(algor
     res, region = run_engine("S_2", stem=60, max_s=15, algorithm=algorithm)
     ops = range(6)
     maps = [ChainMap.from_class(res, res, (1 << i) - 1, 1, np.array([1], dtype=np.uint8), region) for i in ops]
-    lift(maps, {id(res): Preimages(res, algorithm)})
+    res.preimages = Preimages(res, algorithm)
+    lift(maps)
     for pm in product_matrices(res, region):
         n, s = pm.source
         assert np.array_equal(maps[pm.i].hom_k(s + 1, n + s + (1 << pm.i)), pm.matrix), (pm.i, pm.source)
@@ -239,7 +245,7 @@ def test_products_on_a_module_through_the_unit(rng) -> None:
     alg = ExtAlgebra(c2, unit)
     at = [(t - s, s) for (s, t), k in c2.dims().items() if k]
     alg.products(h(1), at)
-    assert alg.preimages[id(unit)].counters["calls"] == 0, "products by h_i lifted"
+    assert unit.preimages.counters["calls"] == 0, "products by h_i lifted"
     for i in range(4):
         mats = alg.products(h(i), at, lifted=True)
         for pm in product_matrices(c2, region, [i]):
@@ -322,7 +328,8 @@ def test_maps_lifted_together_share_one_preimage_call_per_bidegree() -> None:
     pre = Preimages(res, "standard")
     maps = [ChainMap.from_class(res, res, (1 << i) - 1, 1, np.array([1], dtype=np.uint8), region) for i in range(4)]
     batches = COUNTERS["batch_calls"]
-    lift(maps, {id(res): pre})
+    res.preimages = pre
+    lift(maps)
     batches = COUNTERS["batch_calls"] - batches
     outputs = {(s - m.s_shift, t - m.t_shift) for m in maps for s in m.lifted
                for t in range(m.bottom(s), m.lifted[s] + 1)
@@ -349,7 +356,8 @@ def test_rows_below_the_targets_bottom_take_one_call(monkeypatch) -> None:
 
     monkeypatch.setattr(FreeMap, "add_outputs", counting)
     f = ChainMap.from_class(res, res, 20, 4, np.array([1], dtype=np.uint8), region)
-    lift([f], {id(res): Preimages(res, "nassau")})
+    res.preimages = Preimages(res, "nassau")
+    lift([f])
     live = sum(1 for s in f.lifted for t in range(f.first_live_degree(s), f.lifted[s] + 1))
     every = sum(f.lifted[s] - f.bottom(s) + 1 for s in f.lifted)
     assert len(calls) <= len(f.lifted) + live < every / 2
@@ -362,6 +370,7 @@ def test_massey_products_lift_all_classes_together() -> None:
 
     res, region = run_engine("S_2", stem=30, max_s=10, algorithm="nassau")
     pre = Preimages(res, "nassau")
-    brackets = massey_products(ExtAlgebra(res, res, pre), h(0), h(1), region)
+    res.preimages = pre
+    brackets = massey_products(ExtAlgebra(res, res), h(0), h(1), region)
     assert len(brackets) >= 8
     assert pre.counters["calls"] <= 10  # lifting per class would make about that many for each of them

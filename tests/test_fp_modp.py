@@ -172,13 +172,13 @@ def test_packed_image_and_kernel_equal_the_augmented_ones(rng: np.random.Generat
 def test_a_large_step_at_p3_builds_no_byte_augmented_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every reduction of S_3's resolution with NIBBLE_MIN_ROWS rows or more takes the packed path (a revert to the
     byte [A | I] builds an Augmented for each), the smaller ones an Augmented as before."""
+    from fp import augmented
     from fp.modp import NIBBLE_MIN_ROWS
-    from nassau.engine import standard
     from tests.helpers import run_engine
 
     built = []
-    real = standard.reduced_with_identity
-    monkeypatch.setattr(standard, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
+    real = augmented.reduced_with_identity
+    monkeypatch.setattr(augmented, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
     before = COUNTERS["nibble_calls"]
     run_engine("S_3", max_t=90, max_s=8, algorithm="standard")
     assert COUNTERS["nibble_calls"] > before

@@ -9,7 +9,6 @@ from nassau.engine.resolve import resolve
 from nassau.products.ext_algebra import ExtAlgebra, unit_module
 from nassau.products.ext_class import ExtClass
 from nassau.products.massey import MasseyError, massey_products, shift_of
-from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from tests.helpers import golden, run_cli, run_engine
 
@@ -19,9 +18,9 @@ H3, H0_4 = ExtClass(7, 1, (1,)), ExtClass(0, 4, (1,))
 def algebra(module: str, algorithm: str, stem: int, max_s: int) -> tuple[ExtAlgebra, Region]:
     res, region = run_engine(module, stem=stem, max_s=max_s, algorithm=algorithm)
     if module == "S_2":
-        return ExtAlgebra(res, res, Preimages(res, algorithm)), region
+        return ExtAlgebra(res, res), region
     unit = resolve(unit_module(res.module), Region(max_s=5, min_degree=0, max_stem=8), algorithm)
-    return ExtAlgebra(res, unit, Preimages(res, algorithm), Preimages(unit, algorithm)), region
+    return ExtAlgebra(res, unit), region
 
 
 @pytest.mark.parametrize("module,algorithm", [("S_2", "standard"), ("S_2", "nassau"), ("C2", "standard"),

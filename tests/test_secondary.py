@@ -19,7 +19,6 @@ from algebra.secondary.pair_algebra import (
 from algebra.milnor.ppart import pack
 from nassau.engine.resolve import resolve
 from nassau.products.filtration_one import h_matrix
-from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from nassau.secondary.homotopy import SecondaryError, d2_lines, d2_matrix, secondary_homotopy
 from tests.helpers import assert_one_line_error, golden, run_cli
@@ -108,8 +107,7 @@ def lifted(module: str, algorithm: str = "standard", stem: int = 30, max_s: int 
     m = load_module(module)
     region = Region(max_s=max_s, min_degree=m.min_degree, max_stem=stem)
     res = resolve(m, region, algorithm, threads)
-    method = "nassau" if algorithm == "nassau" else "standard"
-    return secondary_homotopy(res, region, Preimages(res, method), threads), region
+    return secondary_homotopy(res, region, threads), region
 
 
 @pytest.mark.parametrize("name,module,algorithm", [
@@ -257,10 +255,12 @@ def test_y_products_share_their_tables_and_a_terms_are_batched(monkeypatch: pyte
     """Structural, on the d2 lift of S_2 through stem 30: the Y-part products of a run of rows with one term list
     share one-term lists (5134 lists for 7161 products here; one list per product before), and the A-terms of a
     degree are a handful of row groups, not one per (generator, key) part (391 groups for 76 calls; 1159 before)."""
+    from algebra.free import batch_plan
+    from algebra.secondary import y_parts
     from nassau.secondary import lift as secondary_lift
 
     seen = {"lists": 0, "products": 0, "groups": 0, "calls": 0}
-    y_products, rows, a_terms = (secondary_lift.y_products, secondary_lift._Plan.rows,
+    y_products, rows, a_terms = (y_parts.y_products, batch_plan.BatchPlan.rows,
                                  secondary_lift.SecondaryLift._a_terms)
 
     def counted_y(*args):
@@ -277,8 +277,8 @@ def test_y_products_share_their_tables_and_a_terms_are_batched(monkeypatch: pyte
         seen["calls"] += 1
         return a_terms(self, *args)
 
-    monkeypatch.setattr(secondary_lift, "y_products", counted_y)
-    monkeypatch.setattr(secondary_lift._Plan, "rows", counted_rows)
+    monkeypatch.setattr(y_parts, "y_products", counted_y)
+    monkeypatch.setattr(batch_plan.BatchPlan, "rows", counted_rows)
     monkeypatch.setattr(secondary_lift.SecondaryLift, "_a_terms", counted_a_terms)
     region = Region(max_s=10, min_degree=0, max_stem=30)
     secondary_homotopy(resolve(load_module("S_2"), region, "standard", 1), region)

@@ -10,11 +10,11 @@ import pytest
 
 from algebra.module.loader import load_module
 from fp import to_bool
-from nassau.lifting.chain_map import ChainMap, stack
+from nassau.lifting.chain_map import ChainMap
+from fp.packed import stack
 from nassau.engine.resolve import resolve
 from nassau.products.ext_class import ExtClass
 from nassau.products.filtration_one import h_matrix
-from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from nassau.secondary.homotopy import secondary_homotopy
 from nassau.secondary.lift import SecondaryLift
@@ -34,16 +34,15 @@ MASSEY = {"h_2-h_3": ("h_2=3,1,[1]", "h_3=7,1,[1]"), "3h_2-h_3": ("h_2=3,1,[1]+Î
 def secondary_ext(module: str, algorithm: str = "standard", stem: int = 30, max_s: int = 7, unit: tuple | None = None,
                   threads: int = 1) -> SecondaryExt:
     """M resolved and lifted over (stem, max_s); the sphere beside it over `unit` (stem, max_s) unless M is S_2."""
-    method = "nassau" if algorithm == "nassau" else "standard"
     region = Region(max_s=max_s, min_degree=0, max_stem=stem)
     res = resolve(load_module(module), region, algorithm, threads)
-    h = secondary_homotopy(res, region, Preimages(res, method), threads)
+    h = secondary_homotopy(res, region, threads)
     if unit is None:
-        return SecondaryExt(h, region, h, region, Preimages(res, method), threads)
+        return SecondaryExt(h, region, h, region, threads)
     unit_region = Region(max_s=unit[1], min_degree=0, max_stem=unit[0])
     k = resolve(load_module("S_2"), unit_region, algorithm, threads)
-    hk = secondary_homotopy(k, unit_region, Preimages(k, method), threads)
-    return SecondaryExt(h, region, hk, unit_region, Preimages(k, method), threads)
+    hk = secondary_homotopy(k, unit_region, threads)
+    return SecondaryExt(h, region, hk, unit_region, threads)
 
 
 @pytest.fixture(scope="module")
@@ -164,8 +163,8 @@ def test_lifts_over_a_smaller_region_than_the_resolution() -> None:
     """Lines are read where the secondary lifts reach, not wherever the resolution does."""
     region = Region(max_s=6, min_degree=0, max_stem=20)
     res = resolve(load_module("S_2"), Region(max_s=7, min_degree=0, max_stem=30), "standard", 1)
-    h = secondary_homotopy(res, region, Preimages(res), 1)
-    inner = SecondaryExt(h, region, h, region, Preimages(res))
+    h = secondary_homotopy(res, region, 1)
+    inner = SecondaryExt(h, region, h, region)
     fresh = secondary_ext("S_2", stem=20, max_s=6)
     x = ExtClass(0, 1, (1,))
     assert product_text(inner, "h_0", x) == product_text(fresh, "h_0", x)
@@ -261,7 +260,7 @@ def test_ext_parts_are_the_e2_products_through_stem_45() -> None:
 
     ext = secondary_ext("S_2", stem=45, max_s=12, threads=2)
     res = ext.module.source
-    alg = ExtAlgebra(res, res, Preimages(res), threads=2)
+    alg = ExtAlgebra(res, res, threads=2)
     for name, x in [("h_0", ExtClass(0, 1, (1,))), ("h_1", ExtClass(1, 1, (1,))), ("h_2", ExtClass(3, 1, (1,))),
                     ("c_0", ExtClass(8, 3, (1,)))]:
         lines = secondary_products(ext, x, name)

@@ -8,7 +8,6 @@ import pytest
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ExtClass
 from nassau.products.product_lines import lines
-from nassau.engine.preimages import Preimages
 from nassau.products.sq0 import sq0_rows
 from tests.helpers import golden, run_cli, run_engine
 
@@ -17,7 +16,7 @@ from tests.helpers import golden, run_cli, run_engine
 def test_the_references_sq0(algorithm: str) -> None:
     """sq0-adem is the same text as sq0-milnor (every class there is basis-independent), so both are compared."""
     res, region = run_engine("S_2", stem=30, max_s=7, algorithm=algorithm)
-    text = "".join(x + "\n" for x in lines("Sq^0", sq0_rows(res, region, Preimages(res, algorithm))))
+    text = "".join(x + "\n" for x in lines("Sq^0", sq0_rows(res, region)))
     assert text == golden("sq0-milnor") == golden("sq0-adem")
 
 
@@ -31,10 +30,10 @@ def test_cli_on_two_threads() -> None:
 
 def test_sq0_is_a_ring_map_sending_h_i_to_h_i_plus_1(rng) -> None:
     res, region = run_engine("S_2", stem=36, max_s=6, algorithm="nassau")
-    sq0 = {(r.n, r.s, r.j): np.array(r.vector, dtype=np.int64) for r in sq0_rows(res, region, Preimages(res, "nassau"))}
+    sq0 = {(r.n, r.s, r.j): np.array(r.vector, dtype=np.int64) for r in sq0_rows(res, region)}
     for i in range(4):
         assert sq0[((1 << i) - 1, 1, 0)].tolist() == [1]  # h_i -> h_(i+1), the only class at (2^(i+1) - 1, 1)
-    alg = ExtAlgebra(res, res, Preimages(res, "nassau"))
+    alg = ExtAlgebra(res, res)
 
     def image(c: ExtClass) -> ExtClass:
         v = np.zeros(res.new_gens.get((c.s, 2 * c.t), 0), dtype=np.int64)

@@ -7,7 +7,6 @@ import pytest
 
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ExtClass
-from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from nassau.products.sq0 import sq0_rows
 from nassau.products.steenrod import squares, steenrod_lines
@@ -44,7 +43,7 @@ def test_cli() -> None:
 @pytest.mark.parametrize("algorithm", ["standard", "nassau"])
 def test_top_square_is_the_square_and_bottom_is_sq0_on_fresh_classes(algorithm: str, rng) -> None:
     res, _ = run_engine("S_2", max_t=24, max_s=6, algorithm=algorithm)
-    alg = ExtAlgebra(res, res, Preimages(res, algorithm))
+    alg = ExtAlgebra(res, res)
     sq0 = {(r.n, r.s, r.j): np.array(r.vector) for r in sq0_rows(res, Region(max_s=6, min_degree=0, max_t=24))}
     found = sorted((t - s, s) for (s, t), k in res.dims().items() if k and 1 <= s <= 3 and t <= 12)
     for k in rng.choice(len(found), size=3, replace=False):

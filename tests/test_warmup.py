@@ -13,7 +13,7 @@ import pytest
 
 from algebra.milnor.products import run_batch
 from fp import kernel_cache
-from nassau.engine import warmup
+from algebra.milnor import warmup
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -23,7 +23,8 @@ def test_started_once_per_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
     monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: started.append((cmd, kw["cwd"])))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert warmup.start() and started[-1] == ([sys.executable, "-m", "nassau.engine.warmup"], ROOT)  # where nassau is imported from
+    assert warmup.start() and started[-1] == ([sys.executable, "-m", "algebra.milnor.compile_helper"], ROOT)  # where
+    # the packages are imported from
     (tmp_path / warmup.MARKER).touch()
     assert not warmup.start() and len(started) == 1
     (tmp_path / warmup.MARKER).unlink()
@@ -46,6 +47,14 @@ def test_the_cache_is_keyed_by_where_the_sources_are_and_when_they_changed(tmp_p
     (tmp_path / "b" / "algebra" / "k.py").write_text("x = 2\n")
     os.utime(tmp_path / "b" / "algebra" / "k.py", ns=(10**18, 10**18))
     assert kernel_cache.source_hash(tmp_path / "b") != b
+    nested = tmp_path / "b" / "algebra" / "milnor" / "k.py"  # kernels live in subpackages too
+    nested.parent.mkdir()
+    nested.write_text("x = 1\n")
+    os.utime(nested, ns=(10**18, 10**18))
+    before = kernel_cache.source_hash(tmp_path / "b")
+    nested.write_text("x = 3\n")
+    os.utime(nested, ns=(10**18, 10**18))
+    assert kernel_cache.source_hash(tmp_path / "b") != before
 
 
 def test_a_resolution_loads_what_the_helper_compiled(tmp_path: Path) -> None:
@@ -53,7 +62,7 @@ def test_a_resolution_loads_what_the_helper_compiled(tmp_path: Path) -> None:
     product from the cache (numba's cache hits), compiling none of them (a helper compiling other argument types
     would leave misses)."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NASSAU_NUMBA_BASE=str(tmp_path))
-    subprocess.run([sys.executable, "-m", "nassau.engine.warmup"], cwd=ROOT, env=env, check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "algebra.milnor.compile_helper"], cwd=ROOT, env=env, check=True, timeout=300)
     assert (tmp_path / kernel_cache.source_hash() / warmup.MARKER).exists()
     probe = """
 import json

@@ -95,13 +95,12 @@ def test_threads_keeping_at_once_agree(rng: np.random.Generator) -> None:
 def test_the_d2_lift_reads_kept_products() -> None:
     from algebra.module.loader import load_module
     from nassau.engine.resolve import resolve
-    from nassau.engine.preimages import Preimages
     from nassau.engine.region import Region
     from nassau.secondary.homotopy import secondary_homotopy
 
     region = Region(max_s=8, min_degree=0, max_stem=24)
     res = resolve(load_module("S_2"), region, "standard", 1)
     memo = use_z4_memo(res.algebra, 1 << 26)
-    secondary_homotopy(res, region, Preimages(res, "standard"), 1)
+    secondary_homotopy(res, region, 1)
     counts = memo.counts
     assert counts["kept"] > 0 and counts["enumerated"] < 0.7 * counts["products"], counts

@@ -18,6 +18,7 @@ from algebra.free.free_module import FreeModule
 from algebra.milnor.product_tables import tables_for
 from algebra.milnor.products import SDEG, ProductBatch, TermTables, run_batch
 from fp import field
+from fp.packed import stack
 
 
 class FreeMap:
@@ -45,6 +46,11 @@ class FreeMap:
         """d(gen) as a packed vector over the target basis in degree deg(gen) - shift, and how many target
         generators that basis spans."""
         return self._outputs[gen], self._output_ngens[gen]
+
+    def outputs(self, first: int, last: int) -> np.ndarray:
+        """d(g) for the generators first <= g < last as the packed rows of one array (p = 2), zero-padded to the
+        widest."""
+        return stack([self._outputs[g] for g in range(first, last)])
 
     def add_outputs(self, degree: int, vectors: np.ndarray, target_ngens: int) -> None:
         """Record d of the next generators (all of `degree`); vectors are packed over target_ngens' basis in

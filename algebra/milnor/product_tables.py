@@ -22,6 +22,7 @@ import numpy as np
 from numba import njit
 
 from algebra.milnor.kernels import NO_FORBID, SCRATCH, multiply_into, unpack_into
+from algebra.milnor.warmup import helper_compiling
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from fp.bits import ctz
 
@@ -449,9 +450,10 @@ class ProductTables:
         return self._snap
 
     def _nothing_to_find(self) -> bool:
-        """No tables to make or read (tables off), or none to make yet (the helper is compiling this module's
-        kernels): the batch kernel looks up what there is itself."""
-        return _deferred() or (self._full and self._snap.ntables == 0)
+        """No tables to make or read (tables off), or none to make yet (a first run's helper process is compiling
+        this module's kernels, which take 5 s to compile here: algebra.milnor.warmup): the batch kernel looks up
+        what there is itself."""
+        return helper_compiling() or (self._full and self._snap.ntables == 0)
 
     def ensure(self, row_deg, row_terms, term_start, term_s, term_sdeg) -> tuple[Snapshot, np.ndarray]:
         """Make the tables this batch needs and does not have (while the budget lasts); return a snapshot and the
@@ -565,14 +567,6 @@ def _rehash(keys: np.ndarray, cap_at_least: int) -> np.ndarray:
 
 
 _REGISTRY_LOCK = threading.Lock()
-_deferred: Callable[[], bool] = lambda: False
-
-
-def defer_while(pending: Callable[[], bool]) -> None:
-    """Make no tables while pending() is true (the batches enumerate their products meanwhile, the same bits): a
-    first run's helper process is compiling the tables' kernels (nassau.engine.warmup), which take 5 s to compile here."""
-    global _deferred
-    _deferred = pending
 
 
 def kept_on(basis, attribute: str, make: Callable[[], object]):

@@ -10,6 +10,7 @@ from nassau.products.filtration_one import chart_operations, product_matrices
 from nassau.products.product_lines import below_top, nonzero_bidegrees
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.secondary.homotopy import SecondaryHomotopy, d2_entries
 
 
 def build_chart(res: Resolution, region: Region, module_name: str, algorithm: str, products: bool = True,
@@ -50,3 +51,9 @@ def _filtration_one(res: Resolution, region: Region, names: dict[str, int]) -> l
         for j, k in zip(*np.nonzero(pm.matrix)):
             out.append(Product(label[pm.i], (*pm.source, int(j)), (*pm.target, int(k))))
     return out
+
+
+def d2_differentials(h: SecondaryHomotopy, region: Region) -> list[Differential]:
+    """The nonzero entries of d2 over the region, as the chart model holds them."""
+    return [Differential((n, s, j), (n - 1, s + 2, k)) for (n, s, j), row in d2_entries(h, region)
+            for k, v in enumerate(row) if v]

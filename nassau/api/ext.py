@@ -15,14 +15,11 @@ from charts.pages import e3
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
 from charts.text import text_chart
-from nassau.api.chart_data import build_chart
-from nassau.cli.products import chart_operations
-from nassau.engine.resolve import EngineError
-from nassau.engine.preimages import Preimages
-from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
-from nassau.secondary.homotopy import check_secondary, differentials, secondary_homotopy
-from nassau.store.save_dir import SaveDir
+from nassau.api.chart_data import build_chart, d2_differentials
+from nassau.api.chart_operations import chart_operations
+from nassau.api.resolved import Resolved
+from nassau.engine.errors import EngineError
+from nassau.secondary.homotopy import check_secondary, secondary_homotopy
 
 
 class Ext:
@@ -33,39 +30,51 @@ class Ext:
     on first use.
     """
 
-    def __init__(self, resolution: Resolution, region: Region, module: str, algorithm: str,
-                 operations: list[str] | None = None, threads: int = 1, loaded: int = 0, d2: bool = False,
-                 page: int = 2, store: SaveDir | None = None) -> None:
+    def __init__(self, resolved: Resolved, operations: list[str] | None = None, d2: bool = False,
+                 page: int = 2) -> None:
         if page not in (2, 3):
             raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
-        self.resolution = resolution
-        self.region = region
-        self.module = module
-        self.algorithm = algorithm
+        self.resolved = resolved
         self.operations = operations
-        self.threads = threads
-        #: Bidegrees read from a save directory instead of computed.
-        self.loaded = loaded
         #: Whether the chart carries d2 (computed on first use; page 3 needs it).
         self.with_d2 = d2 or page == 3
         self.page = page
-        #: The save directory of the resolution: d2's homotopies are saved there and resumed from it.
-        self.store = store
         if self.with_d2:
-            check_secondary(resolution.module)
+            check_secondary(resolved.resolution.module)
+
+    @property
+    def resolution(self):
+        return self.resolved.resolution
+
+    @property
+    def region(self):
+        return self.resolved.region
+
+    @property
+    def module(self) -> str:
+        """The module's name as it was asked for (`C2^Ceta`, `ko[-2]`)."""
+        return self.resolved.label
+
+    @property
+    def algorithm(self) -> str:
+        return self.resolved.algorithm
+
+    @property
+    def loaded(self) -> int:
+        """Bidegrees read from a save directory instead of computed."""
+        return self.resolved.loaded
 
     @cached_property
     def d2(self) -> list[Differential]:
-        """The nonzero entries of the Adams d2 over the region (the secondary lift, nassau.secondary.homotopy)."""
-        method = "nassau" if self.algorithm == "nassau" else "standard"
-        h = secondary_homotopy(self.resolution, self.region, Preimages(self.resolution, method), self.threads,
-                               self.store)
-        return differentials(h, self.region)
+        """The nonzero entries of the Adams d2 over the region (the secondary lift, nassau.secondary.homotopy); its
+        homotopies are saved to and resumed from the run's save directory."""
+        r = self.resolved
+        return d2_differentials(secondary_homotopy(r.resolution, r.region, r.threads, r.store), r.region)
 
     @cached_property
     def e2_chart(self) -> Chart:
         """The E2 chart with its product lines (and d2 when asked for)."""
-        ops = chart_operations(self.operations, self.resolution, self.algorithm, self.threads)
+        ops = chart_operations(self.operations, self.resolved)
         return build_chart(self.resolution, self.region, self.module, self.algorithm, products=True, **ops,
                            d2=self.d2 if self.with_d2 else None)
 
@@ -125,6 +134,5 @@ class Ext:
         return notebook_html(self.chart)
 
     def __repr__(self) -> str:
-        span = f"stem {self.region.max_stem}" if self.region.max_stem is not None else f"t = {self.region.max_t}"
-        return (f"<Ext of {self.module} through {span}, s <= {self.region.max_s}: "
-                f"{sum(self.dims.values())} generators ({self.algorithm})>")
+        return (f"<Ext of {self.module} through {self.region.describe()}: {sum(self.dims.values())} generators "
+                f"({self.algorithm})>")

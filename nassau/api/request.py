@@ -5,8 +5,9 @@
     ext.dims[(7, 1)]                           # 1: h3
     ext                                        # in Jupyter: the interactive chart (the SVG where scripts are off)
 
-`nassau resolve` is `request(...)` then `Request.run`, with the CLI's own progress bar; `nassau chart` is `load`.
-`cluster=` or `workers=` runs the jobs on Dask worker processes instead of threads (nassau.store.cluster).
+`nassau resolve` is `request(...)` then `Request.run`, with the CLI's own progress bar; `nassau chart` is `load`;
+the other commands resolve through `Request.resolve` (nassau.api.resolved). `cluster=` or `workers=` runs the jobs on
+Dask worker processes instead of threads (nassau.store.cluster).
 Bad input raises the exceptions the CLI turns into one line: ModuleError, EngineError, StoreError, ClassError.
 """
 from __future__ import annotations
@@ -14,20 +15,21 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from algebra.module.interface import Module
-from algebra.module.spec import ModuleSpec, read_spec
 from algebra.module.loader import module_from_spec
-from nassau.store.cluster import Cluster
-from nassau.engine.resolve import CHANGE_OF_RINGS, UNSTABLE, EngineError, check_executor, choose_algorithm, resolved_module
-from nassau.engine.resolve import resolve as run_engine
+from algebra.module.spec import ModuleSpec, read_spec
 from nassau.api.ext import Ext
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
+from nassau.api.resolved import Progress, Resolved, resolve_over
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.engine.errors import EngineError
+from nassau.engine.resolve import UNSTABLE, algorithm_over_module, check_executor, choose_algorithm, resolved_module
+from nassau.engine.resolve import resolve as run_engine
 from nassau.secondary.homotopy import check_secondary
+from nassau.store.cluster import Cluster
 from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
 
 DEFAULT_MAX_S = 15
@@ -68,40 +70,46 @@ class Request:
         """Bidegrees in the region: the length of a progress bar."""
         return len(self.region.bidegrees())
 
-    def run(self, on_done: Callable[[int, int], None] | None = None,
-            on_status: Callable[[str], None] | None = None) -> Ext:
-        """Resolve (resuming from the save directory), calling on_done(s, t) as each bidegree finishes; a cluster
-        run also calls on_status with a note on its workers, and holds the save directory until it ends."""
-        loaded = None
+    def resolve(self, bar: Progress | None = None, quiet: bool = True) -> Resolved:
+        """Resolve (resuming from the save directory), reporting to `bar`, or to a bar of its own that prints one
+        summary line unless quiet. A cluster run also reports its workers to the bar, holds the save directory
+        while it runs and releases it at the end; a threaded run keeps it open until `Resolved.close`."""
         if self.cluster is None and self.workers is None:
-            try:
-                res = run_engine(self.module, self.region, self.algorithm, self.threads, self.store, on_done=on_done)
-            except BaseException:
-                if self.store is not None:
-                    self.store.close()
-                raise
-        else:
-            assert self.store is not None, "request() gives a cluster run a save directory"
-            try:
-                with Cluster(self.cluster, self.workers, on_status) as cluster:
-                    self.store.lock()
-                    res = run_engine(self.module, self.region, self.algorithm, store=self.store, on_done=on_done,
-                                     executor=cluster)
-                    loaded = cluster.resumed
-            finally:
-                self.store.close()
-        if loaded is None:
-            loaded = self.store.loaded if self.store is not None else 0
-        threaded = self.cluster is None and self.workers is None  # a cluster run has released its directory
-        return Ext(res, self.region, self.spec.display, self.algorithm, self.operations, self.threads, loaded,
-                   d2=self.d2, page=self.page, store=self.store if threaded else None)
+            return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
+                                spec=self.spec, bar=bar, quiet=quiet)
+        assert self.store is not None, "request() gives a cluster run a save directory"
+        own = bar is None
+        if bar is None:
+            bar = Reporter(self.size, self.label, quiet)
+        try:
+            with Cluster(self.cluster, self.workers, bar.status) as cluster:
+                self.store.lock()
+                res = run_engine(self.module, self.region, self.algorithm, store=self.store, on_done=bar.advance,
+                                 executor=cluster)
+                loaded = cluster.resumed
+        except BaseException:
+            if own:
+                bar.abort()
+            raise
+        finally:
+            self.store.close()
+        if own:
+            bar.finish(f"{self.spec.display}: resolved through {self.region.describe()} ({self.algorithm})")
+        return Resolved(self.module, self.region, self.algorithm, res, self.spec.display, self.spec, None,
+                        self.threads, loaded or 0)
+
+    def run(self, bar: Progress | None = None) -> Ext:
+        """Resolve as `resolve` does, and Ext with the chart options of the request."""
+        return Ext(self.resolve(bar), self.operations, d2=self.d2, page=self.page)
 
 
 def request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
-            page: int = 2, cluster: str | None = None, workers: int | None = None) -> Request:
-    """Check a computation (see `resolve`) without running it."""
+            page: int = 2, cluster: str | None = None, workers: int | None = None,
+            over_module: bool = False) -> Request:
+    """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
+    itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm."""
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
@@ -111,19 +119,15 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if unstable and (algorithm != "auto" or products):
         raise EngineError("an unstable resolution takes no algorithm (it is the standard one) and draws products "
                           "by h0..h3 only")
-    chosen = UNSTABLE if unstable else choose_algorithm(mod, algorithm)
+    over_module = over_module or d2 or page == 3  # d2 lives over the whole algebra, not over the subalgebra B
+    chosen = UNSTABLE if unstable else (algorithm_over_module if over_module else choose_algorithm)(mod, algorithm)
     if d2 or page == 3:
-        if chosen == CHANGE_OF_RINGS:  # d2 lives over the whole algebra, not over the subalgebra B
-            chosen = "standard"
         if unstable:
             raise EngineError("d2 is computed for stable Ext only")
         check_secondary(mod)
     if page not in (2, 3):
         raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
-    try:
-        region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
-    except ValueError as exc:
-        raise EngineError(str(exc)) from None
+    region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
     if cluster is not None or workers is not None:
         check_executor(mod, region, chosen)
     store = None
@@ -165,7 +169,7 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
     bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
                                                                                        not progress)
     with bar:
-        ext = req.run(on_done=bar.advance)
+        ext = req.run(bar)
     bar.finish(f"{req.spec.display}: {len(ext.generators)} generators")
     return ext
 
@@ -184,7 +188,7 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2
         raise StoreError(f"{save}: the manifest's region is unusable ({exc})") from None
     algorithm = manifest.get("algorithm", "standard")
     store = SaveDir(save, spec, module, algorithm)
-    res = Resolution(resolved_module(module, algorithm))
+    res = Resolution(resolved_module(module, algorithm), algorithm)
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     store.load_into(res)
     missing = [b for b in region.bidegrees() if not res.is_done(*b)]
@@ -194,5 +198,5 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2
         raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
                          f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
                          f"--algorithm {algorithm} --save-dir {save}")
-    return Ext(res, region, spec.display, algorithm, list(products) if products else None, cores(), store.loaded,
-               d2=d2, page=page, store=store)
+    resolved = Resolved(module, region, algorithm, res, spec.display, spec, store, cores(), store.loaded)
+    return Ext(resolved, list(products) if products else None, d2=d2, page=page)

@@ -4,42 +4,31 @@ Each resolves what it needs (the module, and the unit or a second module beside 
 reference's lines for the same request on stdout and, with --json FILE, writes the same result as JSON (layouts in
 the README). Regions (--stem/--max-t, --max-s) are those of the module whose Ext the values live in, as in the
 reference's prompts. Bad classes, maps or brackets end in one line on stderr and exit status 2, like every other
-user error of nassau.cli.main, which registers these commands.
+user error of the CLI.
 """
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from algebra.module.interface import Module
-from algebra.module.spec import read_spec
 from algebra.module.loader import load_module, module_from_spec
+from algebra.module.spec import read_spec
+from algebra.module.homomorphism import ModuleMapError, parse_module_map
 from charts.atomic import write_text_atomic
 from charts.json_export import dumps
-from nassau.lifting.chain_map import ChainMap, lift
-from nassau.engine.resolve import CHANGE_OF_RINGS, choose_algorithm, resolve
-from nassau.products.ext_algebra import ExtAlgebra, is_unit_module, unit_module
-from nassau.products.ext_class import (
-    ClassError,
-    ExtClass,
-    known_bidegree,
-    parse_class,
-    parse_named_class,
-    parse_operation,
-    sphere_class,
-)
-from nassau.products.massey import MasseyError, massey_products, shift_of
-from algebra.module.homomorphism import ModuleMapError, parse_module_map
-from nassau.products.product_lines import Row, lines, map_rows, product_rows, shifted_region
 from nassau.api.progress import Reporter
-from nassau.engine.preimages import LiftError, Preimages
+from nassau.api.resolved import Resolved, resolve_beside, resolve_over, unit_beside
+from nassau.cli.common import UserError, check_request, computation_args, resolve_module, stdout_lines
+from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import algorithm_over_module
+from nassau.lifting.chain_map import ChainMap, lift
+from nassau.products.ext_algebra import ExtAlgebra, is_unit_module
+from nassau.products.ext_class import ClassError, ExtClass, parse_class, parse_named_class
+from nassau.products.massey import MasseyError, massey_products, shift_of
+from nassau.products.product_lines import Row, lines, map_rows, product_rows, shifted_region
 from nassau.products.sq0 import sq0_rows
 from nassau.products.steenrod import squares, steenrod_lines
-from nassau.store.save_dir import SaveDir
 from nassau.products.yoneda import Yoneda, yoneda_lines
 
 COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
@@ -47,7 +36,7 @@ COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
 ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
 
 
-def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("product", help="multiply every class of Ext(MODULE) by classes of the sphere's Ext",
                        description="Resolve MODULE and print NAME x_(n, s, j) = [v] for each --by class: its product "
                                    "with every generator of Ext(MODULE) whose product lies in the region (the "
@@ -117,126 +106,17 @@ def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The CLI's shared checks, imported here because nassau.cli.main imports this module.
-    from nassau.cli import main as base
-
-    base.check_request(args, (args.json,), gpu=True)
+    check_request(args, (args.json,), gpu=True)
     for name in (args.module, getattr(args, "target", None)):
         if name is not None and read_spec(name).data.get("p", 2) != 2:
-            raise base.UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` lifts "
-                                 "chain maps, which are implemented at p = 2 only (`nassau products` gives a_0 and "
-                                 "h_0 at odd primes)")
-    try:
-        result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
-                  "steenrod": _steenrod}[args.command](args, base)
-    except ERRORS as exc:
-        raise base.UserError(str(exc)) from None
+            raise UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` lifts chain "
+                            "maps, which are implemented at p = 2 only (`nassau products` gives a_0 and h_0 at odd "
+                            "primes)")
+    result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
+              "steenrod": _steenrod}[args.command](args)
     if args.json:
         write_text_atomic(args.json, dumps(result))
     return 0
-
-
-# -- chart products --------------------------------------------------------------------------------------------
-def add_chart_products_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--products", nargs="+", metavar="OP",
-                   help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
-                        "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
-
-
-def chart_operations(names: list[str] | None, res: Resolution, algorithm: str, threads: int = 1) -> dict[str, Any]:
-    """build_chart's keywords for the operations named as --products takes them (none: the default h0..h3).
-
-    A bad name raises one of ERRORS (the CLI prints it as one line); so does the Python API, which calls this."""
-    if not names:
-        return {}
-    if res.algebra.prime != 2:
-        raise ClassError(f"--products draws lifted products, which are implemented at p = 2 only; at p = "
-                         f"{res.algebra.prime} the charts carry a0 and h0")
-    items = [parse_operation(x) for text in names for x in _split(text)]
-    reach = [(c.n, c.s) if c is not None else known_bidegree(name) for name, c in items]
-    method = "nassau" if algorithm == "nassau" else "standard"
-    unit, unit_method = res, method
-    if not is_unit_module(res.module):
-        top = [b for b in reach if b is not None] or [(0, 0)]
-        k = unit_module(res.module)
-        unit_algorithm = choose_algorithm(k, "auto")
-        unit = resolve(k, Region(max_s=max(s for _, s in top), min_degree=0,
-                                 max_stem=max(0, max(n for n, _ in top))), unit_algorithm)
-        unit_method = "nassau" if unit_algorithm == "nassau" else "standard"
-    operations = {}
-    for name, c in items:
-        c = c if c is not None else sphere_class(name, unit)
-        c.check_in(unit, f"the class {name}")
-        operations[name] = c
-        if algorithm == CHANGE_OF_RINGS and not (c.s == 1 and c.vector == (1,)):
-            raise ClassError(f"{name}: a change-of-rings resolution holds Ext over the subalgebra, whose classes "
-                             "are not the sphere's; draw products by h_i only, or use --algorithm standard")
-    alg = ExtAlgebra(res, unit, Preimages(res, method), Preimages(unit, unit_method), threads)
-    return {"operations": operations, "alg": alg}
-
-
-def _split(text: str) -> list[str]:
-    """`h0,h1,c0` -> names; an explicit `NAME=n,s,[v]` is one item."""
-    return [text] if "=" in text else [x for x in text.split(",") if x]
-
-
-# -- resolving --------------------------------------------------------------------------------------------------
-class _Resolved:
-    """A module resolved over a region (saved and resumed when a save directory is given)."""
-
-    def __init__(self, module: Module, region: Region, algorithm: str, res: Resolution, label: str,
-                 store: SaveDir | None = None) -> None:
-        self.module, self.region, self.algorithm, self.res, self.label = module, region, algorithm, res, label
-        #: The save directory the resolution came from, if any (lifts that keep data save beside it).
-        self.store = store
-
-    def preimages(self) -> Preimages:
-        return Preimages(self.res, "nassau" if self.algorithm == "nassau" else "standard")
-
-
-def _resolve_named(name: str, args: argparse.Namespace, base, save_dir: str | None = None) -> _Resolved:
-    """The module the command is about, by --algorithm, over the command's region."""
-    spec = read_spec(name)
-    module = module_from_spec(spec)
-    region = _region(module, args, base)
-    return _resolve(module, region, args.algorithm, args, base, spec=spec, save_dir=save_dir, label=spec.display)
-
-
-def _region(module: Module, args: argparse.Namespace, base) -> Region:
-    try:
-        return Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
-    except ValueError as exc:
-        raise base.UserError(str(exc)) from None
-
-
-def _resolve(module: Module, region: Region, requested: str, args: argparse.Namespace, base, spec=None,
-             save_dir: str | None = None, label: str = "") -> _Resolved:
-    """Resolve by the requested algorithm (a second module, the unit or a map's target, asks for "auto")."""
-    algorithm = choose_algorithm(module, requested)
-    if algorithm == CHANGE_OF_RINGS:  # that resolution is of F2 over B: products there would be Ext_B's
-        algorithm = "standard"
-    store = None
-    if save_dir:
-        store = SaveDir(Path(save_dir), spec, module, algorithm)
-        store.open(region)
-    with Reporter(len(region.bidegrees()), f"{label or module.name} ({algorithm})", args.quiet) as reporter:
-        try:
-            res = resolve(module, region, algorithm, args.threads, store, on_done=reporter.advance)
-        except BaseException:
-            if store is not None:
-                store.close()
-            raise
-    reporter.finish(f"{label or module.name}: resolved through {base._span(region)} ({algorithm})")
-    return _Resolved(module, region, algorithm, res, label or module.name, store)
-
-
-def _secondary(args: argparse.Namespace) -> str:
-    """The algorithm for a module resolved beside the main one: standard if asked, else the best that applies."""
-    return "standard" if args.algorithm == "standard" else "auto"
-
-
-def _stdout_lines(lines: list[str], base) -> None:
-    base._stdout("".join(line + "\n" for line in lines))
 
 
 def _class_json(c: ExtClass) -> dict[str, Any]:
@@ -255,45 +135,38 @@ def _rows_json(name: str, rows: list[Row], shift: tuple[int, int]) -> list[dict[
 
 
 # -- product ----------------------------------------------------------------------------------------------------
-def _product(args: argparse.Namespace, base) -> dict[str, Any]:
+def _product(args: argparse.Namespace) -> dict[str, Any]:
     named = [parse_named_class(text) for text in args.by]
-    mod = _resolve_named(args.module, args, base, args.save_dir)
-    unit = _unit_beside(mod, [(c.n, c.s) for _, c in named], args, base)
+    mod = resolve_module(args)
+    unit = unit_beside(mod, Region.through([(c.n, c.s) for _, c in named], 0), args.algorithm, args.quiet)
     for name, c in named:
-        c.check_in(unit.res, f"the class {name}")
-    alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
+        c.check_in(unit.resolution, f"the class {name}")
+    alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
     reporter = Reporter(0, "products", args.quiet)
     found, text = [], []
     for name, c in named:
         rows = product_rows(alg, c, mod.region)
         text.extend(lines(name, rows))
         found.extend(_rows_json(name, rows, (c.n, c.s)))
-    _stdout_lines(text, base)
-    reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {base._span(mod.region)}")
+    stdout_lines(text)
+    reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {mod.region.describe()}")
     return {"command": "product", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
             "by": {name: _class_json(c) for name, c in named}, "rows": found}
 
 
-def _unit_beside(mod: _Resolved, reach: list[tuple[int, int]], args: argparse.Namespace, base) -> _Resolved:
-    """The sphere's resolution: the module's own when it is k, else one through every (n, s) in reach."""
-    if is_unit_module(mod.module):
-        return mod
-    top = Region(max_s=max(s for _, s in reach), min_degree=0, max_stem=max(0, max(n for n, _ in reach)))
-    return _resolve(unit_module(mod.module), top, _secondary(args), args, base)
-
-
 # -- massey -----------------------------------------------------------------------------------------------------
-def _massey(args: argparse.Namespace, base) -> dict[str, Any]:
+def _massey(args: argparse.Namespace) -> dict[str, Any]:
     a, b = parse_class(args.a), parse_class(args.b)
-    mod = _resolve_named(args.module, args, base, args.save_dir)
+    mod = resolve_module(args)
     sn, ss = shift_of(a, b)
-    unit = _unit_beside(mod, [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)], args, base)
-    alg = ExtAlgebra(mod.res, unit.res, mod.preimages(), unit.preimages(), args.threads)
+    reach = [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)]
+    unit = unit_beside(mod, Region.through(reach, 0), args.algorithm, args.quiet)
+    alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
     reporter = Reporter(0, "massey", args.quiet)
     brackets = massey_products(alg, a, b, mod.region, args.threads)
-    _stdout_lines([x.line() for x in brackets], base)
+    stdout_lines(x.line() for x in brackets)
     reporter.finish(f"{mod.label}: {len(brackets)} brackets <a, b, x> with nonzero offset through "
-                    f"{base._span(mod.region)}")
+                    f"{mod.region.describe()}")
     return {"command": "massey", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
             "a": _class_json(a), "b": _class_json(b), "shift": [sn, ss],
             "brackets": [{"x": _class_json(x.c), "bidegree": [x.c.n + sn, x.c.s + ss], "offset": list(x.offset),
@@ -301,21 +174,21 @@ def _massey(args: argparse.Namespace, base) -> dict[str, Any]:
 
 
 # -- Sq^0 --------------------------------------------------------------------------------------------------------
-def _sq0(args: argparse.Namespace, base) -> dict[str, Any]:
-    mod = _resolve_named(args.module, args, base, args.save_dir)
+def _sq0(args: argparse.Namespace) -> dict[str, Any]:
+    mod = resolve_module(args)
     if not is_unit_module(mod.module):
-        raise base.UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
+        raise UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
     reporter = Reporter(0, "sq0", args.quiet)
-    rows = sq0_rows(mod.res, mod.region, mod.preimages(), args.threads)
-    _stdout_lines(lines("Sq^0", rows), base)
-    reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {base._span(mod.region)}")
+    rows = sq0_rows(mod.resolution, mod.region, args.threads)
+    stdout_lines(lines("Sq^0", rows))
+    reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {mod.region.describe()}")
     return {"command": "sq0", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
             "rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
                       "vector": list(r.vector)} for r in rows]}
 
 
 # -- Yoneda ------------------------------------------------------------------------------------------------------
-def _resolve_for_class(args: argparse.Namespace, base, region_of) -> tuple[_Resolved, ExtClass]:
+def _resolve_for_class(args: argparse.Namespace, region_of) -> tuple[Resolved, ExtClass]:
     """Resolve MODULE through the region the class needs (region_of(class) -> Region keywords), check the class."""
     x = parse_class(args.cls)
     spec = read_spec(args.module)
@@ -324,20 +197,18 @@ def _resolve_for_class(args: argparse.Namespace, base, region_of) -> tuple[_Reso
         raise ClassError(f"the class ({x}) lies below {spec.display}'s bottom")
     if not x.array.any():
         raise ClassError("the class is zero; give a nonzero class")
-    try:
-        region = Region(min_degree=module.min_degree, **region_of(x))
-    except ValueError as exc:
-        raise base.UserError(str(exc)) from None
-    mod = _resolve(module, region, args.algorithm, args, base, spec=spec, label=spec.display)
-    x.check_in(mod.res, "the class")
+    region = Region(min_degree=module.min_degree, **region_of(x))
+    mod = resolve_over(module, region, algorithm_over_module(module, args.algorithm), threads=args.threads,
+                       spec=spec, quiet=args.quiet)
+    x.check_in(mod.resolution, "the class")
     return mod, x
 
 
-def _yoneda(args: argparse.Namespace, base) -> dict[str, Any]:
-    mod, x = _resolve_for_class(args, base, lambda c: {"max_s": c.s, "max_stem": c.n})
+def _yoneda(args: argparse.Namespace) -> dict[str, Any]:
+    mod, x = _resolve_for_class(args, lambda c: {"max_s": c.s, "max_stem": c.n})
     reporter = Reporter(0, "yoneda", args.quiet)
-    y = Yoneda(mod.res, x)
-    _stdout_lines(yoneda_lines(y), base)
+    y = Yoneda(mod.resolution, x)
+    stdout_lines(yoneda_lines(y))
     reporter.finish(f"{mod.label}: Yoneda representative of {x}")
     return {"command": "yoneda", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
             "truncation": [y.truncation[s] for s in range(x.s + 1)],
@@ -345,13 +216,13 @@ def _yoneda(args: argparse.Namespace, base) -> dict[str, Any]:
 
 
 # -- Steenrod squares ---------------------------------------------------------------------------------------------
-def _steenrod(args: argparse.Namespace, base) -> dict[str, Any]:
+def _steenrod(args: argparse.Namespace) -> dict[str, Any]:
     if not is_unit_module(load_module(args.module)):
-        raise base.UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
-    mod, x = _resolve_for_class(args, base, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})
+        raise UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
+    mod, x = _resolve_for_class(args, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})
     reporter = Reporter(0, "steenrod", args.quiet)
-    y, values = squares(mod.res, x)
-    _stdout_lines(steenrod_lines(x, y, values), base)
+    y, values = squares(mod.resolution, x)
+    stdout_lines(steenrod_lines(x, y, values))
     reporter.finish(f"{mod.label}: Sq^j of {x}")
     return {"command": "steenrod", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
             "yoneda_dimensions": [y.dimension(s) for s in range(x.s + 1)],
@@ -359,20 +230,21 @@ def _steenrod(args: argparse.Namespace, base) -> dict[str, Any]:
 
 
 # -- map --------------------------------------------------------------------------------------------------------
-def _map(args: argparse.Namespace, base) -> dict[str, Any]:
-    source = _resolve_named(args.module, args, base, args.save_dir)
+def _map(args: argparse.Namespace) -> dict[str, Any]:
+    source = resolve_module(args)
     target_module = load_module(args.target)
     phi = parse_module_map(source.module, target_module, args.degree, args.send, source.region.t_limit)
     phi.check_linear(source.region.t_limit)
     t_region = shifted_region(source.region, 0, -args.degree, target_module.min_degree)
-    target = _resolve(target_module, t_region, _secondary(args), args, base)
+    target = resolve_beside(target_module, t_region, args.algorithm, args.threads, args.quiet)
     reporter = Reporter(0, "map", args.quiet)
-    f = ChainMap.from_module_map(source.res, target.res, args.degree, phi.matrix, source.region, args.name)
-    lift([f], {id(target.res): target.preimages()}, args.threads)
+    f = ChainMap.from_module_map(source.resolution, target.resolution, args.degree, phi.matrix, source.region,
+                                 args.name)
+    lift([f], args.threads)
     rows = map_rows(f, t_region)
-    _stdout_lines(lines(args.name, rows), base)
+    stdout_lines(lines(args.name, rows))
     reporter.finish(f"{source.label} -> {target.label}: {len(rows)} classes mapped through "
-                    f"{base._span(source.region)}")
+                    f"{source.region.describe()}")
     return {"command": "map", "source": source.label, "target": target.label, "degree": args.degree,
             "name": args.name, "region": _region_json(source.region), "target_region": _region_json(t_region),
             "rows": _rows_json(args.name, rows, (-args.degree, 0))}

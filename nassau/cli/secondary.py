@@ -12,32 +12,28 @@ same algorithm over the region the reference gives it.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import Any
 
 from algebra.module.loader import load_module
 from charts.atomic import write_text_atomic
 from charts.json_export import dumps
-from nassau.cli import products as cli_products
-from nassau.products.ext_algebra import is_unit_module, unit_module
-from nassau.products.ext_class import parse_named_class
+from nassau.api.resolved import Resolved, unit_beside
+from nassau.cli.common import check_request, computation_args, resolve_module, stdout, stdout_lines
+from nassau.engine.errors import RegionError
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
-from nassau.secondary.homotopy import (
-    SecondaryError,
-    check_secondary,
-    d2_entries,
-    d2_lines,
-    secondary_homotopy,
-)
-from nassau.secondary.massey import parse_lambda_class, secondary_massey
+from nassau.products.ext_algebra import is_unit_module
+from nassau.products.ext_class import parse_named_class
+from nassau.secondary.homotopy import SecondaryHomotopy, check_secondary, d2_entries, d2_lines, secondary_homotopy
+from nassau.secondary.lift import SecondaryError
+from nassau.secondary.massey import LambdaClass, parse_lambda_class, secondary_massey
 from nassau.secondary.product import SecondaryExt, secondary_products
 
 COMMANDS = ("secondary",)
-ERRORS = (SecondaryError,)
+ERRORS = (SecondaryError, LiftError)
 
 
-def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("secondary", help="the Adams d2 differentials (secondary Steenrod algebra, p = 2), and "
                                          "products and Massey products in Mod_{Cλ²}",
                        description="Resolve MODULE, lift the secondary resolution and print d_2 x_(n, s, j) = [v] "
@@ -56,52 +52,48 @@ def add_parsers(sub: argparse._SubParsersAction, computation_args: Callable[[arg
 
 
 def run(args: argparse.Namespace) -> int:
-    from nassau.cli import main as base
-
-    base.check_request(args, (args.json,), gpu=True)
-    try:
-        products = [parse_named_class(text) for text in args.product or []]
-        massey = [parse_lambda_class(text) for text in args.massey or []]
-        check_secondary(load_module(args.module))
-        if (products or massey) and args.algorithm == "auto":
-            args.algorithm = "standard"
-        resolved = cli_products._resolve_named(args.module, args, base, save_dir=args.save_dir)
-        h = secondary_homotopy(resolved.res, resolved.region, resolved.preimages(), args.threads, resolved.store)
-        if products:
-            result = _products(args, base, resolved, h, products)
-        elif massey:
-            result = _massey(args, base, resolved, h, *massey)
-        else:
-            base._stdout(d2_lines(h, resolved.region))
-            result = {"d2": [{"source": [n, s, j], "target": [n - 1, s + 2], "vector": row}
-                             for (n, s, j), row in d2_entries(h, resolved.region)]}
-    except (SecondaryError, LiftError, *cli_products.ERRORS) as exc:
-        raise base.UserError(str(exc)) from None
+    check_request(args, (args.json,), gpu=True)
+    products = [parse_named_class(text) for text in args.product or []]
+    massey = [parse_lambda_class(text) for text in args.massey or []]
+    check_secondary(load_module(args.module))
+    if (products or massey) and args.algorithm == "auto":
+        args.algorithm = "standard"
+    mod = resolve_module(args)
+    h = secondary_homotopy(mod.resolution, mod.region, args.threads, mod.store)
+    if products:
+        result = _products(args, mod, h, products)
+    elif massey:
+        result = _massey(args, mod, h, *massey)
+    else:
+        stdout(d2_lines(h, mod.region))
+        result = {"d2": [{"source": [n, s, j], "target": [n - 1, s + 2], "vector": row}
+                         for (n, s, j), row in d2_entries(h, mod.region)]}
     if args.json:
-        region = resolved.region
-        head = {"module": resolved.label, "algorithm": resolved.algorithm,
+        region = mod.region
+        head = {"module": mod.label, "algorithm": mod.algorithm,
                 "region": {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}}
         write_text_atomic(args.json, dumps(head | result))
     return 0
 
 
-def _secondary_ext(args: argparse.Namespace, base, resolved: Any, h: Any, reach: tuple[int, int]) -> SecondaryExt:
+def _secondary_ext(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy,
+                   reach: tuple[int, int]) -> SecondaryExt:
     """M's lift beside the unit's: M's own when M is k, else S_2 resolved through (stem, s) of M's region less
     `reach` (as the reference resolves its unit) and lifted."""
-    region = resolved.region
-    if is_unit_module(resolved.module):
-        return SecondaryExt(h, region, h, region, resolved.preimages(), args.threads)
+    region = mod.region
+    if is_unit_module(mod.module):
+        return SecondaryExt(h, region, h, region, args.threads)
     try:
         unit_region = Region(max_s=region.max_s - reach[1], min_degree=0, max_stem=region.row_end(0) - reach[0])
-    except ValueError as exc:
+    except RegionError as exc:
         raise SecondaryError(f"the unit S_2 would be resolved over nothing: {exc}") from None
-    unit = cli_products._resolve(unit_module(resolved.module), unit_region, args.algorithm, args, base)
-    hk = secondary_homotopy(unit.res, unit_region, unit.preimages(), args.threads)
-    return SecondaryExt(h, region, hk, unit_region, unit.preimages(), args.threads)
+    unit = unit_beside(mod, unit_region, args.algorithm, args.quiet)
+    hk = secondary_homotopy(unit.resolution, unit_region, args.threads)
+    return SecondaryExt(h, region, hk, unit_region, args.threads)
 
 
-def _products(args: argparse.Namespace, base, resolved: Any, h: Any, named: list) -> dict[str, Any]:
-    ext = _secondary_ext(args, base, resolved, h, (min(c.n for _, c in named), min(c.s for _, c in named)))
+def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, named: list) -> dict[str, Any]:
+    ext = _secondary_ext(args, mod, h, (min(c.n for _, c in named), min(c.s for _, c in named)))
     text, found = [], []
     for name, x in named:
         rows = secondary_products(ext, x, name)
@@ -110,17 +102,18 @@ def _products(args: argparse.Namespace, base, resolved: Any, h: Any, named: list
                       "rows": [{"y": {"n": r.b[0], "s": r.b[1], "vector": list(r.y)}, "lambda_y": r.lam is None,
                                 "product": list(r.ext), "lambda": None if r.lam is None else list(r.lam)}
                                for r in rows]})
-    base._stdout("".join(line + "\n" for line in text))
+    stdout_lines(text)
     return {"products": found}
 
 
-def _massey(args: argparse.Namespace, base, resolved: Any, h: Any, a: Any, b: Any) -> dict[str, Any]:
-    ext = _secondary_ext(args, base, resolved, h, (a.n, a.s))
+def _massey(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, a: LambdaClass,
+            b: LambdaClass) -> dict[str, Any]:
+    ext = _secondary_ext(args, mod, h, (a.n, a.s))
     rows = secondary_massey(ext, a, b)
-    base._stdout("".join(row.text(a.display, b.display) + "\n" for row in rows))
+    stdout_lines(row.text(a.display, b.display) for row in rows)
     shift = (a.n + b.n + 1, a.s + b.s - 1)
 
-    def part(x: Any) -> dict[str, Any]:
+    def part(x: LambdaClass) -> dict[str, Any]:
         return {"n": x.n, "s": x.s, "ext_name": x.ext_name, "ext": list(x.ext), "lambda_name": x.lam_name,
                 "lambda": list(x.lam)}
 

@@ -9,32 +9,17 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 
-from algebra.module.interface import Module
 from algebra.module.loader import load_module
-from nassau.api import request as api
-from nassau.tools.bruner import (
-    BrunerError,
-    check_reach,
-    check_writable,
-    compare_text,
-    read_bruner,
-    write_bruner,
-)
-from nassau.engine.resolve import ALGORITHMS, CHANGE_OF_RINGS, resolve
-from nassau.api.ext import Ext
-from nassau.tools.mahowald import mahowald_lines, sphere_region
-from nassau.api.progress import Reporter
-from nassau.engine.preimages import Preimages
+from nassau.api.request import cores, request
+from nassau.api.resolved import Resolved, resolve_over
+from nassau.cli.common import UserError, check_request, region_args, stdout
 from nassau.engine.region import Region
-from nassau.tools.resolution_text import (
-    algebra_dim_text,
-    differentials_text,
-    num_gens_text,
-    resolution_size_text,
-)
+from nassau.engine.resolve import ALGORITHMS, CHANGE_OF_RINGS
+from nassau.tools.bruner import BrunerError, check_reach, check_writable, compare_text, read_bruner, write_bruner
+from nassau.tools.mahowald import mahowald_lines, sphere_region
+from nassau.tools.resolution_text import algebra_dim_text, differentials_text, num_gens_text, resolution_size_text
 
 COMMANDS = ("differentials", "sizes", "algebra-dim", "bruner", "save-bruner", "mahowald-invariant")
 #: What these commands raise for bad input; the CLI prints it as one line with status 2.
@@ -42,17 +27,17 @@ ERRORS = (BrunerError,)
 TABLES = {"num-gens": num_gens_text, "resolution-size": resolution_size_text}
 
 
-def add_parsers(sub: argparse._SubParsersAction, region_args: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parsers(sub: argparse._SubParsersAction) -> None:
     d = sub.add_parser("differentials", help="print d x for every generator of the resolution",
                        description="Resolve MODULE and print d x_(n,s,i) = P(...) x_(...) + ... for every generator, "
                                    "in stem order, as the reference's differentials does (the Milnor basis, terms "
                                    "in basis order).")
-    _resolution_args(d, region_args)
+    _resolution_args(d)
     z = sub.add_parser("sizes", help="the number of generators per bidegree, or the dimensions of the free modules",
                        description="Resolve MODULE and print the reference's num_gens lines (n,s,count for every "
                                    "bidegree) or, with --table resolution-size, its resolution_size lines (dim F_s(t) "
                                    "for each t, one row per s from the top).")
-    _resolution_args(z, region_args)
+    _resolution_args(z)
     z.add_argument("--table", choices=tuple(TABLES), default="num-gens", help="which table (default num-gens)")
     a = sub.add_parser("algebra-dim", help="the dimension of the Steenrod algebra in each degree",
                        description="Print dim A_n = d for n = 0..D (the reference's algebra_dim).")
@@ -79,16 +64,16 @@ def add_parsers(sub: argparse._SubParsersAction, region_args: Callable[[argparse
                                    "M_k = H*(RP_-k_inf), k <= K, with its indeterminacy (the reference's "
                                    "mahowald_invariant). F2 is resolved through stem 2K - 2, s <= K/2 + 1.")
     m.add_argument("--max-k", type=int, default=25, metavar="K", help="the largest k (default 25)")
-    m.add_argument("--threads", type=int, default=api.cores(), metavar="T", help="worker threads")
+    m.add_argument("--threads", type=int, default=cores(), metavar="T", help="worker threads")
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto", help="how F2 is resolved (default auto)")
-    p.add_argument("--threads", type=int, default=api.cores(), metavar="K", help="worker threads")
+    p.add_argument("--threads", type=int, default=cores(), metavar="K", help="worker threads")
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
 
 
-def _resolution_args(p: argparse.ArgumentParser, region_args: Callable[[argparse.ArgumentParser], None]) -> None:
+def _resolution_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("module", metavar="MODULE", help="as for resolve")
     region_args(p)
     _run_args(p)
@@ -97,93 +82,70 @@ def _resolution_args(p: argparse.ArgumentParser, region_args: Callable[[argparse
 
 
 def run(args: argparse.Namespace) -> int:
-    from nassau.cli import main as base
-
-    base.check_request(args)
-    try:
-        {"differentials": _dump, "sizes": _dump, "algebra-dim": _algebra_dim, "bruner": _bruner,
-         "save-bruner": _save_bruner, "mahowald-invariant": _mahowald}[args.command](args, base)
-    except ERRORS as exc:
-        raise base.UserError(str(exc)) from None
+    check_request(args)
+    {"differentials": _dump, "sizes": _dump, "algebra-dim": _algebra_dim, "bruner": _bruner,
+     "save-bruner": _save_bruner, "mahowald-invariant": _mahowald}[args.command](args)
     return 0
 
 
-def _resolved(args: argparse.Namespace, base) -> Ext:
+def _resolved(args: argparse.Namespace) -> Resolved:
     """The resolution the command dumps: by --algorithm, except that auto never takes the change of rings (whose
     resolution is of F2 over a subalgebra, not of MODULE)."""
-    def request(algorithm: str) -> api.Request:
-        return api.request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=algorithm,
-                           threads=args.threads, save_dir=args.save_dir, unstable=args.unstable)
-
-    algorithm = "auto" if args.unstable else args.algorithm
-    req = request(algorithm)
-    if req.algorithm == CHANGE_OF_RINGS and algorithm == "auto":
-        req = request("standard")
-    with Reporter(req.size, req.label, args.quiet) as reporter:
-        ext = req.run(on_done=reporter.advance)
-    reporter.finish(f"{req.spec.display}: resolved through {base._span(ext.region)} ({ext.algorithm})")
-    return ext
+    req = request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s,
+                  algorithm="auto" if args.unstable else args.algorithm, threads=args.threads,
+                  save_dir=args.save_dir, unstable=args.unstable, over_module=args.algorithm == "auto")
+    return req.resolve(quiet=args.quiet)
 
 
-def _dump(args: argparse.Namespace, base) -> None:
-    ext = _resolved(args, base)
+def _dump(args: argparse.Namespace) -> None:
+    mod = _resolved(args)
     text = differentials_text if args.command == "differentials" else TABLES[args.table]
-    base._stdout(text(ext.resolution, ext.region))
+    stdout(text(mod.resolution, mod.region))
 
 
-def _algebra_dim(args: argparse.Namespace, base) -> None:
+def _algebra_dim(args: argparse.Namespace) -> None:
     p = args.prime
     if not 2 <= p <= 251 or any(p % k == 0 for k in range(2, int(p**0.5) + 1)):
-        raise base.UserError(f"--prime {p} is not a prime below 256")
+        raise UserError(f"--prime {p} is not a prime below 256")
     if not 0 <= args.max_degree <= 2045:
-        raise base.UserError(f"--max-degree {args.max_degree} is out of range (0..2045)")
-    base._stdout(algebra_dim_text(args.max_degree, args.prime))
+        raise UserError(f"--max-degree {args.max_degree} is out of range (0..2045)")
+    stdout(algebra_dim_text(args.max_degree, args.prime))
 
 
-def _sphere(args: argparse.Namespace, module: Module, region: Region, base, label: str):
-    """F2 resolved over the region by --algorithm (auto: Nassau's), and the preimages of that algorithm."""
+def _sphere(args: argparse.Namespace, name: str, region: Region) -> Resolved:
+    """F2 (the module `name`) resolved over the region by --algorithm (auto: Nassau's)."""
     algorithm = "nassau" if args.algorithm == "auto" else args.algorithm
     if algorithm == CHANGE_OF_RINGS:
-        raise base.UserError("the change of rings does not apply to F2; use --algorithm standard or nassau")
-    with Reporter(len(region.bidegrees()), f"{label} ({algorithm})", args.quiet) as reporter:
-        res = resolve(module, region, algorithm, args.threads, on_done=reporter.advance)
-    reporter.finish(f"{label}: resolved through {base._span(region)} ({algorithm})")
-    return res, Preimages(res, algorithm)
+        raise UserError("the change of rings does not apply to F2; use --algorithm standard or nassau")
+    return resolve_over(load_module(name), region, algorithm, threads=args.threads, quiet=args.quiet)
 
 
-def _bruner(args: argparse.Namespace, base) -> None:
+def _bruner(args: argparse.Namespace) -> None:
     theirs, reach = read_bruner(args.directory, load_module("S_2"))
-    try:
-        region = Region(max_s=max(reach), min_degree=0, max_stem=args.stem)
-    except ValueError as exc:
-        raise base.UserError(str(exc)) from None
+    region = Region(max_s=max(reach), min_degree=0, max_stem=args.stem)
     check_reach(reach, region)
-    ours, preimages = _sphere(args, load_module("S_2"), region, base, "S_2")
-    base._stdout(compare_text(theirs, ours, region, args.threads, {id(ours): preimages}))
+    ours = _sphere(args, "S_2", region)
+    stdout(compare_text(theirs, ours.resolution, region, args.threads))
 
 
-def _save_bruner(args: argparse.Namespace, base) -> None:
+def _save_bruner(args: argparse.Namespace) -> None:
     module = load_module(args.module)
     check_writable(module)
-    try:
-        region = Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
-    except ValueError as exc:
-        raise base.UserError(str(exc)) from None
+    region = Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
     out = Path(args.output)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise base.UserError(f"cannot write to {out}: {exc.strerror or exc}") from None
-    res, _ = _sphere(args, module, region, base, args.module)
-    write_bruner(res, region, out)
+        raise UserError(f"cannot write to {out}: {exc.strerror or exc}") from None
+    write_bruner(_sphere(args, args.module, region).resolution, region, out)
 
 
-def _mahowald(args: argparse.Namespace, base) -> None:
+def _mahowald(args: argparse.Namespace) -> None:
     try:
         sphere_region(args.max_k)
     except ValueError as exc:
-        raise base.UserError(f"--max-k {args.max_k}: {exc}") from None
+        raise UserError(f"--max-k {args.max_k}: {exc}") from None
     if args.max_k < 1:
-        raise base.UserError(f"--max-k must be at least 1 (got {args.max_k})")
+        raise UserError(f"--max-k must be at least 1 (got {args.max_k})")
     for line in mahowald_lines(args.max_k, args.threads):
-        base._stdout(line + "\n")
+        stdout(line + "\n")

@@ -21,7 +21,7 @@ from algebra.module.spec import ModuleError
 from fp import Subspace
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
-from nassau.engine.standard import reduce_with_identity
+from fp import reduce_with_identity
 
 
 class CofiberError(ModuleError):

@@ -13,6 +13,8 @@ The step reads only generators below t of F_{s-1} and below t-1 of F_{s-2}, so i
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from functools import partial
 
 import numpy as np
@@ -31,8 +33,10 @@ from fp import (
     words,
 )
 from nassau.engine.prefetch import Prefetch, helped
-from nassau.engine.resolution import Resolution
-from nassau.engine.standard import quasi_inverse_with_identity, reduce_with_identity
+from fp import quasi_inverse_with_identity, reduce_with_identity
+
+if TYPE_CHECKING:
+    from nassau.engine.resolution import Resolution
 
 
 def nassau_qualifies(module: Module, as_cofiber: bool = True) -> str:

@@ -13,16 +13,20 @@ another into the same resolution share them.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import threading
 from collections import OrderedDict
 
 import numpy as np
 
 from algebra.milnor.subalgebra import optimal_subalgebra
-from fp import QuasiInverse
+from fp import QuasiInverse, quasi_inverse_with_identity
 from nassau.engine.nassau_step import nassau_qualifies, preimages_by_signature
-from nassau.engine.resolution import Resolution
-from nassau.engine.standard import augmentation_matrix, quasi_inverse_with_identity
+from nassau.engine.standard import augmentation_matrix
+
+if TYPE_CHECKING:
+    from nassau.engine.resolution import Resolution
 
 METHODS = ("standard", "nassau")
 #: Default cap on the cached standard quasi-inverses (they are dense: image rank x dim F_s(t) bits each).

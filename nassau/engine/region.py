@@ -1,7 +1,16 @@
-"""Which bidegrees a run computes: through a stem (n <= N, s <= S) or a rectangle (t <= T, s <= S)."""
+"""Which bidegrees a run computes: through a stem (n <= N, s <= S) or a rectangle (t <= T, s <= S); and the two
+ways of naming a bidegree, each with its order in its name."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from nassau.engine.errors import RegionError
+
+BidegreeST = tuple[int, int]
+"""(s, t): filtration and internal degree, how the engine, its jobs and the save directory name a bidegree."""
+BidegreeNS = tuple[int, int]
+"""(n, s): stem n = t - s and filtration, how charts, classes and the printed lines name it."""
 
 #: Largest internal degree the packed Milnor basis supports.
 MAX_T = 2045
@@ -19,17 +28,35 @@ class Region:
 
     def __post_init__(self) -> None:
         if (self.max_stem is None) == (self.max_t is None):
-            raise ValueError("give exactly one of a maximal stem or a maximal t")
+            raise RegionError("give exactly one of a maximal stem or a maximal t")
         if not 0 <= self.max_s <= MAX_S:
-            raise ValueError(f"max s {self.max_s} is out of range (0..{MAX_S})")
+            raise RegionError(f"max s {self.max_s} is out of range (0..{MAX_S})")
         top = self.max_stem if self.max_stem is not None else self.max_t
         what = "stem" if self.max_stem is not None else "t"
         if top < self.min_degree:
-            raise ValueError(f"{what} {top} is below the module's bottom degree {self.min_degree}")
+            raise RegionError(f"{what} {top} is below the module's bottom degree {self.min_degree}")
         if top > MAX_STEM:
-            raise ValueError(f"{what} {top} is out of range (at most {MAX_STEM})")
+            raise RegionError(f"{what} {top} is out of range (at most {MAX_STEM})")
         if self.t_limit > MAX_T + self.min_degree:
-            raise ValueError(f"this region reaches internal degree {self.t_limit}, beyond the supported {MAX_T}")
+            raise RegionError(f"this region reaches internal degree {self.t_limit}, beyond the supported {MAX_T}")
+
+    @classmethod
+    def through(cls, points: Iterable[BidegreeNS], min_degree: int) -> Region:
+        """The smallest stem-shaped region holding every (n, s) given (nothing given: the bottom cell only): what
+        lifting into those bidegrees needs."""
+        points = list(points)
+        return cls(max_s=max([0, *(s for _, s in points)]), min_degree=min_degree,
+                   max_stem=max([min_degree, *(n for n, _ in points)]))
+
+    def union(self, other: Region) -> Region:
+        """The smallest stem-shaped region holding both (of the same module)."""
+        return Region(max_s=max(self.max_s, other.max_s), min_degree=self.min_degree,
+                      max_stem=max(self.chart_max_stem, other.chart_max_stem))
+
+    def describe(self) -> str:
+        """`stem 40, s <= 15` or `t = 30, s <= 15`: the region as summaries name it."""
+        edge = f"stem {self.max_stem}" if self.max_stem is not None else f"t = {self.max_t}"
+        return f"{edge}, s <= {self.max_s}"
 
     @property
     def t_limit(self) -> int:

@@ -6,6 +6,10 @@ generators to it; the scheduler decides in which order. Everything is append-onl
 the generators of lower degree while other steps append generators of higher degree. Over the unstable
 algebra (a module from algebra.unstable.module) the free modules are free unstable modules, nothing else
 changes.
+
+A resolution owns its preimages (`preimages`): every lift into it (chain maps, products, d2) goes through the one
+object, by the method of the algorithm that made it (Nassau's signature blocks for Nassau's algorithm, the full
+[d | I] otherwise), so quasi-inverses are shared by every lift and outputs that read them are the reference's.
 """
 from __future__ import annotations
 
@@ -19,11 +23,15 @@ from algebra.module.interface import Module
 from algebra.unstable.basis import UnstableBasis
 from algebra.unstable.free_module import UnstableFreeModule
 from fp import Subspace, field
+from nassau.engine.preimages import Preimages
 
 
 class Resolution:
-    def __init__(self, module: Module) -> None:
+    def __init__(self, module: Module, algorithm: str = "standard") -> None:
         self.module = module
+        #: The algorithm whose steps made it ("nassau", "standard", ...): it chooses how preimages are found.
+        self.algorithm = algorithm
+        self._preimages: Preimages | None = None
         self.algebra = module.algebra
         #: F2 (packed rows) or F_p (bytes): every matrix and vector of this resolution lives over it.
         self.field = field(module.algebra.prime)
@@ -39,6 +47,21 @@ class Resolution:
         #: For a cofiber (nassau.engine.cofiber): the filtration s whose generators cover a given submodule N of
         #: F_{s-1} instead of ker d_{s-1}, and that N degree by degree.
         self.truncation = None
+
+    @property
+    def preimages(self) -> Preimages:
+        """Preimages under this resolution's differentials, made on first use and kept: Nassau's method for a
+        resolution made by Nassau's algorithm, the standard one for any other."""
+        if self._preimages is None:
+            with self._lock:
+                if self._preimages is None:
+                    self._preimages = Preimages(self, "nassau" if self.algorithm == "nassau" else "standard")
+        return self._preimages
+
+    @preimages.setter
+    def preimages(self, preimages: Preimages) -> None:
+        """Lift through these instead (the tests compare both methods on one resolution)."""
+        self._preimages = preimages
 
     # -- structure ------------------------------------------------------------------------------------
     def free(self, s: int) -> FreeModule:

@@ -12,6 +12,7 @@ from algebra.module.interface import Module
 from algebra.unstable.module import UnstableModule, check_unstable
 from gpu import trace
 from nassau.engine.cofiber import CofiberSpec, Truncation, share_below
+from nassau.engine.errors import EngineError
 from nassau.engine.nassau_step import nassau_qualifies, step_nassau
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -22,10 +23,6 @@ CHANGE_OF_RINGS = "change-of-rings"
 ALGORITHMS = ("auto", "standard", "nassau", CHANGE_OF_RINGS)
 #: Not an algorithm but what the run resolves over: the standard step on free unstable modules (Ext_U(M)).
 UNSTABLE = "unstable"
-
-
-class EngineError(ValueError):
-    """The requested computation cannot run as asked (e.g. an algorithm the module does not allow)."""
 
 
 class Store(Protocol):
@@ -50,6 +47,13 @@ def choose_algorithm(module: Module, requested: str) -> str:
     if requested == "auto":
         return "standard" if reason else "nassau"
     return requested
+
+
+def algorithm_over_module(module: Module, requested: str) -> str:
+    """The algorithm for a resolution of M itself, which lifts into it and d2 need: as choose_algorithm, but where
+    that gives the change of rings (a resolution of F2 over B, whose products would be Ext_B's) the standard one."""
+    chosen = choose_algorithm(module, requested)
+    return "standard" if chosen == CHANGE_OF_RINGS else chosen
 
 
 def resolved_module(module: Module, algorithm: str) -> Module:
@@ -123,7 +127,7 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
     module = resolved_module(module, algorithm)
     if algorithm == UNSTABLE:
         check_unstable(module, region.t_limit)
-    res = Resolution(module) if res is None else res
+    res = Resolution(module, algorithm) if res is None else res
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     if store is not None:
         store.load_into(res)
@@ -146,14 +150,13 @@ def _resolve_cofiber(module: Module, spec: CofiberSpec, region: Region, threads:
 
     Only the shared rows s < S and the cofiber's rows are saved, the shared ones once the class has passed its
     checks; M's rows S and S + 1 are recomputed on every run."""
-    base = Resolution(module)
+    # M's own rows by Nassau's algorithm where it applies to M (finite, p = 2, over A), as a run of M would.
+    base_algorithm = "standard" if nassau_qualifies(module, as_cofiber=False) else "nassau"
+    base = Resolution(module, base_algorithm)
     jobs = spec.base_jobs(module, region)
     base.algebra.extend(max(t for _, t in jobs) - module.min_degree + 1)
     if store is not None:
         store.load_into(base, below=spec.s)
-
-    # M's own rows by Nassau's algorithm where it applies to M (finite, p = 2, over A), as a run of M would.
-    base_algorithm = "standard" if nassau_qualifies(module, as_cofiber=False) else "nassau"
 
     def base_work(s: int, t: int) -> None:
         with trace.working_on(s, t):

@@ -166,13 +166,13 @@ class ChainMap:
         if g_s == 0:
             rows = self.initial(t)
             return from_bool(rows.astype(bool).reshape(last - first, self.target.module.dimension(tt)))
-        dx = stack([self.source.differential(s).output(g)[0] for g in range(first, last)])
+        dx = self.source.differential(s).outputs(first, last)
         return self.free_map(s - 1).apply(t, dx, preimages.target_ngens(g_s, tt))
 
     def images(self, s: int, t: int) -> np.ndarray:
         """f of the generators of F_s in degree t, packed rows over G_{s'}(t') (the widest width recorded)."""
         fs, fm = self.source.free(s), self.free_map(s)
-        return stack([fm.output(g)[0] for g in range(fs.gens_below(t), fs.gens_below(t + 1))])
+        return fm.outputs(fs.gens_below(t), fs.gens_below(t + 1))
 
     def skip_empty_targets(self) -> None:
         """Give the generators whose image degree lies below G's bottom their zero images, one call per row: they
@@ -196,27 +196,15 @@ class ChainMap:
         self.lifted[s] = t
 
 
-def stack(vectors: list[np.ndarray]) -> np.ndarray:
-    """Packed vectors of (possibly) different widths as the rows of one array, zero-padded to the widest."""
-    out = np.zeros((len(vectors), max((len(v) for v in vectors), default=0)), dtype=np.uint64)
-    for k, v in enumerate(vectors):
-        out[k, :len(v)] = v
-    return out
-
-
-def lift(maps: list[ChainMap], preimages: dict[int, Preimages] | None = None, threads: int = 1) -> None:
-    """Extend every map over its region (as far as its source and target are computed).
-
-    preimages: per target resolution (keyed by id) the Preimages to use; a standard one is made for any other
-    target. Output bidegrees of one target are jobs of the scheduler; a job serves every map through it.
-    """
-    preimages = dict(preimages or {})
-    by_target: dict[int, list[ChainMap]] = defaultdict(list)
+def lift(maps: list[ChainMap], threads: int = 1) -> None:
+    """Extend every map over its region (as far as its source and target are computed), through each target
+    resolution's own preimages. Output bidegrees of one target are jobs of the scheduler; a job serves every map
+    through it."""
+    by_target: dict[Resolution, list[ChainMap]] = defaultdict(list)
     for m in maps:
-        by_target[id(m.target)].append(m)
-        preimages.setdefault(id(m.target), Preimages(m.target))
-    for key, group in by_target.items():
-        _lift_group(group, preimages[key], threads)
+        by_target[m.target].append(m)
+    for target, group in by_target.items():
+        _lift_group(group, target.preimages, threads)
 
 
 def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> None:

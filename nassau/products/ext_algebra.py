@@ -20,11 +20,9 @@ from algebra.module.loader import module_from_spec
 from nassau.lifting.chain_map import ChainMap, lift
 from nassau.products.ext_class import ExtClass
 from nassau.products.filtration_one import h_matrix
-from nassau.engine.preimages import Preimages
-from nassau.engine.region import Region
+from nassau.engine.region import BidegreeNS, Region
 from nassau.engine.resolution import Resolution
 
-Bidegree = tuple[int, int]  # (n, s)
 
 
 def is_unit_module(module: Module) -> bool:
@@ -44,13 +42,10 @@ def unit_module(module: Module) -> Module:
 
 
 class ExtAlgebra:
-    def __init__(self, module: Resolution, unit: Resolution, module_preimages: Preimages | None = None,
-                 unit_preimages: Preimages | None = None, threads: int = 1) -> None:
+    def __init__(self, module: Resolution, unit: Resolution, threads: int = 1) -> None:
         self.module = module
         self.unit = unit
         self.is_unit = module is unit
-        self.preimages = {id(module): module_preimages or Preimages(module)}
-        self.preimages.setdefault(id(unit), unit_preimages or Preimages(unit))
         self.threads = threads
         self._class_maps: dict[ExtClass, ChainMap] = {}
         self._generator_maps: dict[tuple[int, int, int], ChainMap] = {}
@@ -63,7 +58,7 @@ class ExtAlgebra:
         """Whether F reached (n, s) (or (n, s) lies below its bottom, where Ext is zero)."""
         return self.module.is_done(s, n + s) or n < self.module.min_degree
 
-    def products(self, b: ExtClass, at: Iterable[Bidegree], lifted: bool = False) -> dict[Bidegree, np.ndarray]:
+    def products(self, b: ExtClass, at: Iterable[BidegreeNS], lifted: bool = False) -> dict[BidegreeNS, np.ndarray]:
         """For each bidegree x of Ext(M) with x + b computed: the uint8 matrix whose row i is b x_i in the basis at
         x + b (shape dim(x) x dim(x + b))."""
         wanted = [x for x in at if self.computed(x[0] + b.n, x[1] + b.s) and self.computed(*x)]
@@ -88,28 +83,28 @@ class ExtAlgebra:
         if self.is_unit:
             return self
         if self._unit_algebra is None:
-            self._unit_algebra = ExtAlgebra(self.unit, self.unit, self.preimages[id(self.unit)], threads=self.threads)
+            self._unit_algebra = ExtAlgebra(self.unit, self.unit, threads=self.threads)
         return self._unit_algebra
 
-    def class_map(self, b: ExtClass, inputs: list[Bidegree]) -> ChainMap:
+    def class_map(self, b: ExtClass, inputs: list[BidegreeNS]) -> ChainMap:
         """The chain map F -> F lifted from b (M = k only), extended over the given input bidegrees (n, s)."""
         assert self.is_unit, "a class of Ext(k) lifts to a self-map of the unit's resolution only"
-        region = _stem_region(self.module, inputs)
+        region = Region.through(inputs, self.module.min_degree)
         f = self._class_maps.get(b)
         if f is None:
             f = ChainMap.from_class(self.module, self.unit, b.n, b.s, b.array, region, f"{b}")
             self._class_maps[b] = f
         else:
-            f.region = _union(f.region, region)
-        lift([f], self.preimages, self.threads)
+            f.region = f.region.union(region)
+        lift([f], self.threads)
         return f
 
-    def _generator_maps_through(self, b: ExtClass, wanted: list[Bidegree]) -> dict[tuple[int, int, int], ChainMap]:
+    def _generator_maps_through(self, b: ExtClass, wanted: list[BidegreeNS]) -> dict[tuple[int, int, int], ChainMap]:
         """Chain maps F -> U of every generator at the wanted bidegrees, lifted through x + b."""
         todo = []
         out = {}
         for n, s in wanted:
-            region = _stem_region(self.module, [(n + b.n, s + b.s)])
+            region = Region.through([(n + b.n, s + b.s)], self.module.min_degree)
             for i in range(self.dim(self.module, n, s)):
                 key = (n, s, i)
                 f = self._generator_maps.get(key)
@@ -119,21 +114,8 @@ class ExtAlgebra:
                     f = ChainMap.from_class(self.module, self.unit, n, s, unit_vector, region, f"x_({n},{s},{i})")
                     self._generator_maps[key] = f
                 else:
-                    f.region = _union(f.region, region)
+                    f.region = f.region.union(region)
                 todo.append(f)
                 out[key] = f
-        lift(todo, self.preimages, self.threads)
+        lift(todo, self.threads)
         return out
-
-
-def _stem_region(res: Resolution, inputs: list[Bidegree]) -> Region:
-    """The smallest stem-shaped region containing the given (n, s) (its rows are what lifting them needs)."""
-    if not inputs:
-        return Region(max_s=0, min_degree=res.min_degree, max_stem=res.min_degree)
-    return Region(max_s=max(s for _, s in inputs), min_degree=res.min_degree,
-                  max_stem=max(res.min_degree, max(n for n, _ in inputs)))
-
-
-def _union(a: Region, b: Region) -> Region:
-    return Region(max_s=max(a.max_s, b.max_s), min_degree=a.min_degree,
-                  max_stem=max(a.chart_max_stem, b.chart_max_stem))

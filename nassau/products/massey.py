@@ -20,7 +20,7 @@ from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ClassError, ExtClass
 from nassau.products.product_lines import below_top, nonzero_bidegrees, vector_text
 from nassau.engine.region import Region
-from nassau.engine.standard import reduce_with_identity
+from fp import reduce_with_identity
 
 
 class MasseyError(ValueError):
@@ -69,11 +69,11 @@ def massey_products(alg: ExtAlgebra, a: ExtClass, b: ExtClass, region: Region, t
     if not classes:
         return []
     b_map = alg.unit_algebra.class_map(b, [(sn, ss)])
-    lefts = [ChainMap.from_class(res, unit, c.n, c.s, c.array, _stem_region(res, c.n + sn, c.s + ss), str(c))
-             for c in classes]
-    lift(lefts, alg.preimages, threads)
+    lefts = [ChainMap.from_class(res, unit, c.n, c.s, c.array, Region.through([(c.n + sn, c.s + ss)], res.min_degree),
+                                 str(c)) for c in classes]
+    lift(lefts, threads)
     homotopies = [ChainHomotopy(f, b_map, f.region, f"{f.name} b") for f in lefts]
-    lift(homotopies, alg.preimages, threads)
+    lift(homotopies, threads)
     out = []
     for c, h in zip(classes, homotopies):
         tn, ts = c.n + sn, c.s + ss
@@ -114,7 +114,3 @@ def _indeterminacy(alg: ExtAlgebra, a: ExtClass, c: ExtClass, shift: tuple[int, 
         if cz is not None and cz.size:
             space.add_rows(from_bool(times(c, cz).astype(bool)[None, :]))
     return space
-
-
-def _stem_region(res, n: int, s: int) -> Region:
-    return Region(max_s=max(s, 0), min_degree=res.min_degree, max_stem=max(n, res.min_degree))

@@ -14,7 +14,7 @@ from algebra.free.free_map import FreeMap
 from algebra.free.free_module import FreeModule
 from algebra.milnor.ppart import FIELD_SHIFT
 from fp import gather_columns, gf2_matmul
-from nassau.lifting.chain_map import Bidegree, ChainMap, stack
+from nassau.lifting.chain_map import Bidegree, ChainMap
 from nassau.products.ext_algebra import is_unit_module
 from nassau.products.product_lines import Row, below_top, nonzero_bidegrees
 from nassau.engine.preimages import Preimages
@@ -89,7 +89,7 @@ class DoubledChainMap(ChainMap):
             return super().cycles(s, t, preimages)
         fs, below = self.source.free(s), self.source.free(s - 1)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
-        dx = stack([self.source.differential(s).output(g)[0] for g in range(first, last)])
+        dx = self.source.differential(s).outputs(first, last)
         half, width_ngens = t // 2, preimages.target_ngens(s, t // 2)
         width = below.dimension(half, width_ngens)
         used = np.bitwise_or.reduce(dx, axis=0)
@@ -118,13 +118,13 @@ def _ranks(algebra, degrees: np.ndarray, words: np.ndarray) -> np.ndarray:
     return out
 
 
-def sq0_rows(res: Resolution, region: Region, preimages: Preimages | None = None, threads: int = 1) -> list[Row]:
+def sq0_rows(res: Resolution, region: Region, threads: int = 1) -> list[Row]:
     """Sq^0 x_(n, s, i) for every generator with (n, s) -> (2n + s, s) inside the region, in the reference's order
     (its sq0 example)."""
     from nassau.lifting.chain_map import lift
 
     phi = DoubledChainMap(res, region)
-    lift([phi], {id(res): preimages or Preimages(res)}, threads)
+    lift([phi], threads)
     rows = []
     for n, s in nonzero_bidegrees(res, region):
         t = n + s

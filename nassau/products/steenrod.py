@@ -20,7 +20,7 @@ from fp import from_bool, to_bool, words
 from nassau.products.ext_class import ExtClass
 from algebra.free.left_action import left_multiplication
 from nassau.engine.resolution import Resolution
-from nassau.engine.standard import quasi_inverse_with_identity
+from fp import quasi_inverse_with_identity
 from nassau.products.yoneda import Yoneda
 
 

@@ -19,7 +19,7 @@ from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.secondary.homotopy import SecondaryHomotopy, d2_matrix
-from nassau.engine.standard import quasi_inverse_with_identity, reduce_with_identity
+from fp import quasi_inverse_with_identity, reduce_with_identity
 
 Bidegree = tuple[int, int]  # (n, s)
 

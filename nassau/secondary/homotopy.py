@@ -12,20 +12,27 @@ t + 1, the coefficient of 1 g_j in h_{s+2}(g'). d2 depends only on the resolutio
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
 from algebra.module.interface import Module
-from charts.model import Differential
 from nassau.lifting.chain_map import lift
-from nassau.engine.preimages import LiftError, Preimages
+from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.secondary.lift import SecondaryError, SecondaryLift, Term
-from nassau.store.save_dir import SaveDir
 
 
 #: The folder of a save directory holding the secondary homotopies.
 SAVED_KIND = "secondary"
+
+
+class MapStore(Protocol):
+    """Where a lift's rows are saved and resumed from: a save directory (nassau.store.save_dir.SaveDir)."""
+
+    def save_map_rows(self, kind: str, s: int, t: int, rows: np.ndarray, ncols: int, ngens: int) -> None: ...
+    def map_rows(self, kind: str, s: int, t: int) -> tuple[np.ndarray, int] | None: ...
 
 
 class SecondaryHomotopy(SecondaryLift):
@@ -33,7 +40,7 @@ class SecondaryHomotopy(SecondaryLift):
 
     failure = "the module's A-terms leave the kernel of the augmentation (the secondary algebra does not act here)"
 
-    def __init__(self, res: Resolution, region: Region, store: SaveDir | None = None) -> None:
+    def __init__(self, res: Resolution, region: Region, store: MapStore | None = None) -> None:
         super().__init__(res, res, (2, 0), region, name="the secondary homotopy")
         #: Where each lifted bidegree is saved and resumed from (the resolution's save directory).
         self.store = store
@@ -75,15 +82,15 @@ def check_secondary(module: Module) -> None:
                              "algebra is implemented over the whole algebra only")
 
 
-def secondary_homotopy(res: Resolution, region: Region, preimages: Preimages | None = None,
-                       threads: int = 1, store: SaveDir | None = None) -> SecondaryHomotopy:
+def secondary_homotopy(res: Resolution, region: Region, threads: int = 1,
+                       store: MapStore | None = None) -> SecondaryHomotopy:
     """h lifted over the rows s = 2..max_s of the region (the resolution must be computed there); with a save
     directory, resumed from it and saved to it bidegree by bidegree."""
     check_secondary(res.module)
     h = SecondaryHomotopy(res, region, store)
     if store is not None:
         h.resume()
-    lift([h], {id(res): preimages or Preimages(res)}, threads)
+    lift([h], threads)
     return h
 
 
@@ -116,9 +123,3 @@ def d2_lines(h: SecondaryHomotopy, region: Region) -> str:
     """The reference's `secondary` output: `d_2 x_(n, s, j) = [v]`, zero lines included."""
     return "".join(f"d_2 x_({n}, {s}, {j}) = [{', '.join(map(str, row))}]\n"
                    for (n, s, j), row in d2_entries(h, region))
-
-
-def differentials(h: SecondaryHomotopy, region: Region) -> list[Differential]:
-    """The nonzero entries of d2 over the region, as the chart model holds them."""
-    return [Differential((n, s, j), (n - 1, s + 2, k)) for (n, s, j), row in d2_entries(h, region)
-            for k, v in enumerate(row) if v]

@@ -22,27 +22,18 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 import numpy as np
 
+from algebra.free.batch_plan import BatchPlan, TermLists, compact, concat_ranges, term_lists, terms_of
 from algebra.free.free_map import FreeMap
-from algebra.milnor.basis import MilnorBasis
-from algebra.milnor.kernels import SCRATCH
-from algebra.secondary.pair_algebra import (
-    Element,
-    PairAlgebra,
-    a_y_batch,
-    add_incidence_sums,
-    row_words,
-    y_products,
-)
-from algebra.milnor.ppart import FIELD_MASK, MAX_LEN
-from algebra.milnor.products import ProductBatch, run_batch
+from algebra.milnor.ppart import FIELD_MASK
+from algebra.secondary.pair_algebra import Element, PairAlgebra, add_incidence_sums
+from algebra.secondary.y_parts import YLayout, a_y_words
 from algebra.secondary.z4_memo import z4_memo_for
-from fp import F2, from_bool, gather_columns, gf2_matmul, to_bool, words
+from fp import F2, from_bool, gather_columns, to_bool, words
 from fp.packed import mask_padding
-from nassau.lifting.chain_map import ChainMap, stack
+from nassau.lifting.chain_map import ChainMap
 from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -71,7 +62,7 @@ class Composite:
         """The terms of twos as one term list, computed once."""
         hit = self._terms.get("twos")
         if hit is None:
-            hit = self._terms["twos"] = _term_lists([_terms_of(self.twos, self.degree, low)])
+            hit = self._terms["twos"] = term_lists([terms_of(self.twos, self.degree, low)])
         return hit
 
     def y_terms(self, low) -> tuple[np.ndarray, np.ndarray, TermLists]:
@@ -79,39 +70,10 @@ class Composite:
         hit = self._terms.get("ys")
         if hit is None:
             keys = np.array(list(self.ys), dtype=np.int64).reshape(-1, 2)
-            lists = _term_lists([_terms_of(vec, self.degree + 1 - (1 << k) - (1 << l), low)
+            lists = term_lists([terms_of(vec, self.degree + 1 - (1 << k) - (1 << l), low)
                                  for (k, l), vec in self.ys.items()])
             hit = self._terms["ys"] = (keys[:, 0].copy(), keys[:, 1].copy(), lists)
         return hit
-
-
-class TermLists(NamedTuple):
-    """Consecutive term lists: their terms P(S) h (packed S, generator h, degree of S) and each list's length."""
-
-    term_s: np.ndarray
-    gens: np.ndarray
-    sdeg: np.ndarray
-    lengths: np.ndarray
-
-
-def _terms_of(vec: np.ndarray, deg: int, low) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The terms P(S) h of a packed vector over low in degree deg: (packed S, generator h, degree of S)."""
-    gens, ws = low.words_at(deg, F2().support(vec[None, :]))
-    return ws, gens, deg - low.gen_degrees[gens]
-
-
-def _term_lists(lists: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> TermLists:
-    """The term lists (each as _terms_of gives it) one after the other."""
-    if not lists:
-        return TermLists(np.zeros(0, dtype=np.uint64), *(np.zeros(0, dtype=np.int64) for _ in range(3)))
-    return TermLists(*(np.concatenate([terms[i] for terms in lists]) for i in range(3)),
-                     np.array([len(terms[0]) for terms in lists], dtype=np.int64))
-
-
-def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The ranges starts[j] .. starts[j] + lengths[j] - 1, one after the other."""
-    before = np.cumsum(lengths) - lengths
-    return np.arange(int(lengths.sum()), dtype=np.int64) + np.repeat(starts - before, lengths)
 
 
 class Composites:
@@ -140,7 +102,7 @@ class Composites:
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
         deg = t - lift.st
         width = low.dimension(deg)
-        layout = _YLayout(deg, low)
+        layout = YLayout(deg, low)
         memo = z4_memo_for(basis)
         totals = np.zeros((last - first, width), dtype=np.int64)
         ys = np.zeros((last - first, words(layout.width)), dtype=np.uint64)
@@ -187,77 +149,6 @@ class Composites:
                         out[z] = lift.pair.zero(deg - int(low.gen_degrees[z]))
                     out[z].add(lift.pair.sigma_product(a, unpack(int(gmap.term_s[q]))), coef)
         return out
-
-
-class _YLayout:
-    """The Y-parts of composites of degree D as one packed row: a column segment per key (k, l), each the basis of
-    G(D + 1 - 2^k - 2^l)."""
-
-    def __init__(self, deg: int, low) -> None:
-        self.keys = [(k, l) for l in range(MAX_LEN + 2) for k in range(l) if (1 << k) + (1 << l) <= deg + 1]
-        self.low = low
-        self.key_of = np.zeros((2 * MAX_LEN + 2, 2 * MAX_LEN + 2), dtype=np.int64)
-        self.offsets, self.segments, start = [], [], 0
-        for n, (k, l) in enumerate(self.keys):
-            self.key_of[k, l] = n
-            off = low.offsets(deg + 1 - (1 << k) - (1 << l))
-            self.offsets.append(start + off)
-            self.segments.append((start, int(off[-1])))
-            start += int(off[-1])
-        self.width = start
-
-    def summed(self, basis: MilnorBasis, batch: ProductBatch, incidence: np.ndarray) -> np.ndarray:
-        """The Y-parts of the batch's rows, summed per generator by the incidence (generators x rows)."""
-        nrows = len(batch.row_r)
-        ys = np.zeros((nrows, words(self.width)), dtype=np.uint64)
-        if self.keys:
-            key_col = np.column_stack([off[batch.term_gen] for off in self.offsets])
-            rows, lefts, left_deg, lists, rights, right_deg, cols = y_products(
-                batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
-                key_col, self.key_of)
-            run_batch(ys, ProductBatch(row_r=lefts, row_deg=left_deg, row_terms=lists,
-                                       term_start=np.arange(len(rights) + 1, dtype=np.int64), term_s=rights,
-                                       term_sdeg=right_deg, term_col=cols, row_out=rows), basis)
-        return gf2_matmul(from_bool(incidence), ys, nrows, self.width)
-
-    def parts(self, row: np.ndarray) -> dict[tuple[int, int], np.ndarray]:
-        """{key: packed Y-part} for the nonzero keys of one summed row."""
-        out = {}
-        bits = to_bool(row[None, :], self.width)[0]
-        for key, (start, width) in zip(self.keys, self.segments, strict=True):
-            if bits[start:start + width].any():
-                out[key] = from_bool(bits[None, start:start + width])[0]
-        return out
-
-
-def compact(batch: ProductBatch) -> ProductBatch:
-    """The batch with only the term lists its rows use, renumbered (so per-term tables stay small); term_gen
-    names each kept term's target generator, term_col its column."""
-    lists = np.unique(batch.row_terms)
-    starts, ends = batch.term_start[lists], batch.term_start[lists + 1]
-    take = concat_ranges(starts, ends - starts)
-    new_start = np.concatenate([[0], np.cumsum(ends - starts)]).astype(np.int64)
-    remap = np.searchsorted(lists, batch.row_terms)
-    out = ProductBatch(row_r=batch.row_r, row_deg=batch.row_deg, row_terms=remap.astype(np.int64),
-                       term_start=new_start, term_s=batch.term_s[take], term_sdeg=batch.term_sdeg[take],
-                       term_col=batch.term_col[take])
-    out.term_gen = batch.term_gen[take]
-    return out
-
-
-def a_y_words(basis: MilnorBasis, r_words: np.ndarray, r_degs: np.ndarray, ks: np.ndarray,
-              ls: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A(Sq R_i, Y_{k_i,l_i}) for many i (the twin is PairAlgebra.a_y), in one compiled call: the Milnor basis
-    words of all of them concatenated, which i each came from (nondecreasing), and each i's degree."""
-    degs = r_degs + (1 << ks) + (1 << ls) - 2
-    top = int(degs.max())
-    basis.extend(top)
-    dims = basis.dimensions_array(degs)
-    out = np.zeros((len(r_words), words(int(dims.max()))), dtype=np.uint64)
-    a_y_batch(out, r_words.astype(np.uint64), r_degs.astype(np.int64), ks.astype(np.int64), ls.astype(np.int64),
-              basis.rank_g, basis.index_map, basis.index_map_offset, np.zeros(SCRATCH, dtype=np.int64))
-    found, owner = row_words(out, degs, basis.flat, basis.flat_offset)
-    return found, owner, degs
 
 
 class SecondaryLift(ChainMap):
@@ -324,7 +215,7 @@ class SecondaryLift(ChainMap):
         A(Sq R, Y_{k,l}) of every R and key are one compiled call, so nothing runs in Python per term or key."""
         fs, low = self.source.free(s), self.target.free(s - self.s_shift)
         basis = self.source.algebra
-        plan = _Plan(out_off)
+        plan = BatchPlan(out_off)
         order = np.argsort(r_gens, kind="stable")
         gens, starts, counts = np.unique(r_gens[order], return_index=True, return_counts=True)
         # Per generator: its twos' term list (-1: none); with Y-parts, its term lists, their k's and l's, and (first
@@ -364,7 +255,7 @@ class SecondaryLift(ChainMap):
         """Everything but h_{s-1}(d x) in d h_s(x), for the generators x of F_s in degree t: the A-terms of C_{s-1}
         on d x and the lift's own terms, packed over G_{s-s_h-1}(t - t_h - 1)'s first ngens generators."""
         fs = self.source.free(s)
-        dx = stack([self.source.differential(s).output(g)[0] for g in range(fs.gens_below(t), fs.gens_below(t + 1))])
+        dx = self.source.differential(s).outputs(fs.gens_below(t), fs.gens_below(t + 1))
         out = self.act(s - 1, t, dx, ngens)
         extra = self.extra_terms(s, t, ngens)
         if extra is not None:
@@ -400,52 +291,7 @@ class SecondaryLift(ChainMap):
         super().record(s, t, images, ngens)
 
 
-def _per_row(value, n: int) -> np.ndarray:
-    """An int (the same for every row) or one per row, as n int64s (np.full: a tenth of broadcast_to's cost)."""
-    return np.full(n, value, dtype=np.int64) if np.isscalar(value) else np.asarray(value, dtype=np.int64)
-
-
 def _pad(rows: np.ndarray, width: int) -> np.ndarray:
     out = np.zeros((rows.shape[0], width), dtype=np.uint64)
     out[:, :rows.shape[1]] = rows
     return out
-
-
-class _Plan:
-    """The rows L x V of some A-terms: each V's terms become a term list, each row belongs to one distinct term
-    Sq(R) y (a "pair"), and one compiled call makes every product, summed per pair as it is made."""
-
-    def __init__(self, out_off: np.ndarray) -> None:
-        self.out_off = out_off
-        self.blocks: list[TermLists] = []
-        self.nlists = 0
-        self.chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
-
-    def add(self, *blocks: TermLists) -> int:
-        """Add term lists (each list's terms in generator order); the first one's number."""
-        first = self.nlists
-        self.blocks.extend(blocks)
-        self.nlists += sum(len(b.lengths) for b in blocks)
-        return first
-
-    def rows(self, pairs: np.ndarray, lefts: np.ndarray, deg, lst) -> None:
-        """Rows lefts[i] x term list lst (an int, or one per row) in degree deg (likewise), row i's products
-        belonging to pairs[i]."""
-        self.chunks.append((pairs, lefts, _per_row(deg, len(lefts)), _per_row(lst, len(lefts))))
-
-    def run(self, basis, incidence: np.ndarray, npairs: int) -> np.ndarray:
-        """For each row of the packed incidence (rows x pairs): the sum of its pairs' products, packed."""
-        width = int(self.out_off[-1])
-        if not self.chunks:
-            return np.zeros((incidence.shape[0], words(width)), dtype=np.uint64)
-        term_s, gens, sdeg, lengths = (np.concatenate(parts) for parts in zip(*self.blocks, strict=True))
-        if len(gens) and int(gens.max()) >= len(self.out_off) - 1:  # checked once here, not per list
-            raise AssertionError("an A-term reaches a generator beyond the output's")
-        pairs, lefts, degs, lists = (np.concatenate(parts) for parts in zip(*self.chunks, strict=True))
-        batch = ProductBatch(row_r=lefts.astype(np.uint64), row_deg=degs, row_terms=lists,
-                             term_start=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-                             term_s=term_s.astype(np.uint64), term_sdeg=sdeg.astype(np.int64),
-                             term_col=self.out_off[gens].astype(np.int64), row_out=pairs.astype(np.int64))
-        per_pair = np.zeros((npairs, words(width)), dtype=np.uint64)
-        run_batch(per_pair, batch, basis)
-        return gf2_matmul(incidence, per_pair, npairs, width)

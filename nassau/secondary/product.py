@@ -16,7 +16,7 @@ import numpy as np
 from nassau.lifting.chain_map import ChainMap, lift
 from nassau.secondary.e3_page import E3Page, ext_dim
 from nassau.products.ext_class import ExtClass
-from nassau.engine.preimages import LiftError, Preimages
+from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.secondary.homotopy import SecondaryHomotopy, d2_matrix
 from nassau.secondary.homomorphism import SecondaryHomomorphism
@@ -27,14 +27,13 @@ Bidegree = tuple[int, int]  # (n, s)
 
 @dataclass
 class SecondaryExt:
-    """The lifted secondary resolutions of M and of the unit k (the same object when M is k) with their regions,
-    and k's preimages: what secondary products and Massey products read."""
+    """The lifted secondary resolutions of M and of the unit k (the same object when M is k) with their regions:
+    what secondary products and Massey products read."""
 
     module: SecondaryHomotopy
     module_region: Region
     unit: SecondaryHomotopy
     unit_region: Region
-    preimages: Preimages
     threads: int = 1
 
     @cached_property
@@ -47,7 +46,7 @@ class SecondaryExt:
 
     def lift(self, maps: list[ChainMap]) -> None:
         """Lift chain maps into k's resolution (each after the maps it reads)."""
-        lift(maps, {id(self.unit.source): self.preimages}, self.threads)
+        lift(maps, self.threads)
 
     def secondary_map(self, c: ChainMap) -> SecondaryHomomorphism:
         """The secondary lift of a chain map F^M -> F^k (or F^k -> F^k) lifted from a class, lifted."""

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
-from nassau.engine.resolve import EngineError, compute, dependencies, resolved_module
+from nassau.engine.errors import EngineError
+from nassau.engine.resolve import compute, dependencies, resolved_module
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.scheduler import JobFailed
@@ -127,7 +128,7 @@ class _WorkerRun:
     def __init__(self, path: str, algorithm: str) -> None:
         spec, module, _ = module_from_manifest(Path(path))
         self.store = SaveDir(Path(path), spec, module, algorithm)
-        self.res = Resolution(resolved_module(module, algorithm))
+        self.res = Resolution(resolved_module(module, algorithm), algorithm)
         self.algorithm = algorithm
         self.next_t: list[int] = []
         self.running: set[tuple[int, int]] = set()

@@ -21,7 +21,7 @@ import numpy as np
 
 from algebra.module.interface import Module
 from charts.atomic import write_text_atomic
-from nassau.lifting.chain_map import ChainMap, lift, stack
+from nassau.lifting.chain_map import ChainMap, lift
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.tools.resolution_text import stem_order
@@ -169,7 +169,7 @@ def _check_complex(res: Resolution, directory: Path, reach: dict[int, int]) -> N
             first, last = fs.gens_below(t), fs.gens_below(t + 1)
             if first == last:
                 continue
-            rows = stack([res.differential(s).output(g)[0] for g in range(first, last)])
+            rows = res.differential(s).outputs(first, last)
             bad = np.nonzero(d_low.apply(t, rows, res.free(s - 2).gens_below(t)).any(axis=1))[0]
             if len(bad):
                 raise BrunerError(f"{directory}: d d is not zero on generator {first + int(bad[0])} of {file_name(s)} "
@@ -230,12 +230,11 @@ def check_reach(reach: dict[int, int], region: Region) -> None:
                               "(ask for a smaller stem)")
 
 
-def compare_text(bruner: Resolution, ours: Resolution, region: Region, threads: int = 1,
-                 preimages: dict | None = None) -> str:
+def compare_text(bruner: Resolution, ours: Resolution, region: Region, threads: int = 1) -> str:
     """The reference's `bruner` lines: the identity of F2 lifted to a chain map from Bruner's resolution to ours,
     and for each of our generators x_(n,s,j) its row of the induced map: the coefficients of Bruner's generators."""
     f = ChainMap.from_class(bruner, ours, 0, 0, np.ones(1, dtype=np.uint8), region, name="the comparison map")
-    lift([f], preimages, threads)
+    lift([f], threads)
     lines = ["sseq_basis | bruner_basis\n"]
     for n, s in stem_order(ours, region):
         for j, row in enumerate(f.hom_k(s, n + s)):

@@ -24,7 +24,7 @@ from nassau.engine.resolve import resolve
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.tools.resolution_text import stem_order
-from nassau.engine.standard import reduced_with_identity
+from fp import reduced_with_identity
 
 HEADER = "M({basis element}) = {mahowald_invariant}[ mod {indeterminacy}]"
 

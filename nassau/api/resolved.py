@@ -1,0 +1,105 @@
+"""The one resolved-module object that the API and every command work from, and the one way to make it.
+
+A `Resolved` is a module resolved over a region: the module and the name it was asked by, the region, the algorithm,
+the resolution (which owns its preimages), the save directory it resumed from and saved to (open until `close`), the
+threads it ran on and how many bidegrees came from the save directory. `resolve_over` makes one with progress on
+stderr and closes the save directory if the run fails; `unit_beside` gives the unit k's beside a module's, which
+products by classes of the sphere lift into.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from algebra.module.interface import Module
+from algebra.module.spec import ModuleSpec
+from nassau.api.progress import Reporter
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import algorithm_over_module, resolve
+from nassau.products.ext_algebra import is_unit_module, unit_module
+from nassau.store.save_dir import SaveDir
+
+
+class Progress(Protocol):
+    """What a run reports to: a bar on a terminal or in a notebook (nassau.api.progress, notebook_progress)."""
+
+    def advance(self, s: int, t: int) -> None: ...
+    def status(self, note: str) -> None: ...
+    def finish(self, summary: str) -> None: ...
+    def abort(self) -> None: ...
+
+
+@dataclass
+class Resolved:
+    """A module resolved over a region: what products, maps, d2, the charts and the dumps read."""
+
+    module: Module
+    region: Region
+    algorithm: str
+    resolution: Resolution
+    #: The name it was asked by (`C2^Ceta`, `ko[-2]`), as summaries and charts print it.
+    label: str
+    spec: ModuleSpec | None = None
+    #: The save directory it resumed from and saved to; lifts that keep data (d2) save beside it.
+    store: SaveDir | None = None
+    threads: int = 1
+    #: Bidegrees read from the save directory instead of computed.
+    loaded: int = 0
+
+    @property
+    def preimages(self) -> Preimages:
+        return self.resolution.preimages
+
+    def close(self) -> None:
+        """Release the save directory (its lock); the resolution stays readable."""
+        if self.store is not None:
+            self.store.close()
+
+    def __enter__(self) -> Resolved:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int = 1, store: SaveDir | None = None,
+                 spec: ModuleSpec | None = None, bar: Progress | None = None, quiet: bool = True) -> Resolved:
+    """Resolve `module` over `region` by `algorithm` (chosen already), resuming from and saving to `store`.
+
+    Progress goes to `bar` when one is given (the caller finishes it), else to a bar of this call's own that ends in
+    one line, `NAME: resolved through stem N, s <= S (ALGORITHM)` (nothing when quiet). A run that fails or is
+    interrupted closes the store, keeping what it saved."""
+    label = spec.display if spec is not None else module.name
+    own = bar is None
+    if bar is None:
+        bar = Reporter(len(region.bidegrees()), f"{label} ({algorithm})", quiet)
+    try:
+        res = resolve(module, region, algorithm, threads, store, on_done=bar.advance)
+    except BaseException:
+        if own:
+            bar.abort()
+        if store is not None:
+            store.close()
+        raise
+    if own:
+        bar.finish(f"{label}: resolved through {region.describe()} ({algorithm})")
+    return Resolved(module, region, algorithm, res, label, spec, store, threads,
+                    store.loaded if store is not None else 0)
+
+
+def resolve_beside(module: Module, region: Region, requested: str = "auto", threads: int = 1,
+                   quiet: bool = True) -> Resolved:
+    """A second module resolved beside the one a command is about (the unit, a map's target): by the standard
+    algorithm when the first run asked for it by name, else by the best that applies to this one."""
+    algorithm = algorithm_over_module(module, "standard" if requested == "standard" else "auto")
+    return resolve_over(module, region, algorithm, threads=threads, quiet=quiet)
+
+
+def unit_beside(mod: Resolved, region: Region, requested: str = "auto", quiet: bool = True) -> Resolved:
+    """The unit k resolved over `region` beside `mod` (the module's own resolution when it is k): what products by
+    classes of the sphere lift into."""
+    if is_unit_module(mod.module):
+        return mod
+    return resolve_beside(unit_module(mod.module), region, requested, mod.threads, quiet)

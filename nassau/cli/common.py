@@ -1,0 +1,146 @@
+"""What every command of the CLI shares: the arguments they have in common, the checks made before any work, the
+one way a command resolves its module, and writing to stdout and to files.
+
+A command module (resolve, products, secondary, unstable, tools) imports this and the API, never another command
+module. Every user error is raised as an exception that nassau.cli.main prints as one line with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from charts.atomic import write_text_atomic
+from charts.html import to_html
+from charts.json_export import write_json
+from charts.model import Chart
+from charts.seqsee import to_seqsee
+from charts.svg import to_svg
+from gpu import device as gpu_device
+from gpu.errors import GpuUnavailableError
+from nassau.api.ext import Ext
+from nassau.api.request import DEFAULT_MAX_S, cores, request
+from nassau.api.resolved import Resolved
+from nassau.engine.resolve import ALGORITHMS
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class UserError(Exception):
+    """A problem with the request; printed as one line."""
+
+
+# -- arguments ---------------------------------------------------------------------------------------------------
+def region_args(p: argparse.ArgumentParser) -> None:
+    span = p.add_mutually_exclusive_group(required=True)
+    span.add_argument("--stem", type=int, metavar="N", help="compute every stem n <= N")
+    span.add_argument("--max-t", type=int, metavar="T", help="compute every internal degree t <= T instead")
+    p.add_argument("--max-s", type=int, default=DEFAULT_MAX_S, metavar="S",
+                   help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
+
+
+def computation_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("module", metavar="MODULE",
+                   help="S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], NAME@adem, A^B (tensor product), or a "
+                        "path to a module JSON file")
+    region_args(p)
+    p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
+                   help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "
+                        "else the standard one")
+    p.add_argument("--threads", type=int, default=cores(), metavar="K",
+                   help="worker threads (default: the machine's cores)")
+    p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    p.add_argument("--trace", action="store_true", help="log one line per large row reduction on stderr")
+
+
+def chart_products_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--products", nargs="+", metavar="OP",
+                   help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
+                        "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+
+
+# -- checks before any work -----------------------------------------------------------------------------------------
+def check_output(path: str | None) -> None:
+    """Refuse before computing if an output file cannot be written."""
+    if path is None:
+        return
+    p = Path(path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if p.is_dir():
+        raise UserError(f"cannot write {path}: it is a directory")
+    if not parent.is_dir():
+        raise UserError(f"cannot write {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise UserError(f"cannot write {path}: permission denied")
+
+
+def _check_gpu() -> None:
+    """NASSAU_GPU and its knobs are checked before any work: =1 without a device is an error now, not later."""
+    try:
+        gpu_device.current()
+    except GpuUnavailableError as exc:
+        raise UserError(str(exc)) from None
+    except ValueError as exc:
+        raise UserError(f"bad GPU setting: {exc}") from None
+
+
+def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), gpu: bool = False) -> None:
+    """What every computing command checks before any work: --threads, the budgets of the product tables and of the
+    kept Z/4 products, that each output can be written, and (when the command can use the device) the GPU settings."""
+    from algebra.milnor.product_tables import budget_bytes
+
+    if getattr(args, "threads", 1) < 1:
+        raise UserError(f"--threads must be at least 1 (got {args.threads})")
+    try:
+        budget_bytes()
+        budget_bytes("NASSAU_Z4_MEMO_MB")
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    for path in outputs:
+        check_output(path)
+    if gpu:
+        _check_gpu()
+
+
+# -- resolving ----------------------------------------------------------------------------------------------------
+def resolve_module(args: argparse.Namespace, name: str | None = None) -> Resolved:
+    """The module a command is about (MODULE, or `name`), resolved over the command's region by --algorithm, saved
+    to and resumed from --save-dir, with progress unless --quiet: a resolution of the module itself, so the change
+    of rings gives way to the standard algorithm (products and d2 lift into it)."""
+    req = request(name or args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
+                  threads=args.threads, save_dir=getattr(args, "save_dir", None), over_module=True)
+    return req.resolve(quiet=args.quiet)
+
+
+# -- output ---------------------------------------------------------------------------------------------------------
+def stdout(text: str) -> None:
+    sys.stdout.buffer.write(text.encode("utf-8"))
+    sys.stdout.flush()
+
+
+def stdout_lines(lines: Iterable[str]) -> None:
+    stdout("".join(line + "\n" for line in lines))
+
+
+def output_paths(args: argparse.Namespace) -> list[str | None]:
+    return [getattr(args, name, None) for name in ("json", "svg", "seqsee", "html")]
+
+
+def write_outputs(ext: Ext | Chart, args: argparse.Namespace) -> None:
+    """Write the chart files asked for; the chart (and its product lines) is built only when one is asked."""
+    if not any(output_paths(args)):
+        return
+    chart = ext.chart if isinstance(ext, Ext) else ext
+    if args.json:
+        write_json(chart, args.json)
+    if args.svg:
+        write_text_atomic(args.svg, to_svg(chart))
+    if args.seqsee:
+        write_text_atomic(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
+    if getattr(args, "html", None):
+        write_text_atomic(args.html, to_html(chart))

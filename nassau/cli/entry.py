@@ -1,0 +1,30 @@
+"""The console script `nassau` and `python -m nassau`: process-wide settings, then the command line.
+
+The command line's imports build over 100,000 objects the cyclic collector tracks (numba's above all), alive as long
+as the process. The collector walked them over and over while they were built, and again in every full collection
+after: so the collector is kept off while they are imported and what they built is frozen (never examined again).
+That is a choice for the whole process, made here, by the entry point, and not by any module on import; a program
+that imports nassau as a library keeps its collector as it is.
+"""
+from __future__ import annotations
+
+import gc
+from types import ModuleType
+
+
+def load() -> ModuleType:
+    """Import the command line (nassau.cli.main) with the collector off, freeze what the imports built, and turn the
+    collector back on if it was on."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        from nassau.cli import main as commands
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
+    return commands
+
+
+def main(argv: list[str] | None = None) -> int:
+    return load().main(argv)

@@ -1,0 +1,197 @@
+"""The chart commands: `resolve` (and `resolve-unstable`), `products`, `chart`, `ext`, `tensor`.
+
+`resolve` checks every input, resolves with a live bar (or one summary line), prints the chart on stdout and writes
+the files asked for; `products` prints the filtration-one products instead; `chart` draws a save directory again
+without computing; `ext` prints the chart of Ext(M, N); `tensor` writes M (x) N as a module file.
+"""
+from __future__ import annotations
+
+import argparse
+
+from algebra.module.loader import load_module
+from algebra.module.writer import fd_json
+from charts.atomic import write_text_atomic
+from charts.model import Chart
+from charts.text import graded_dimension_string
+from gpu import trace
+from nassau.api.progress import Reporter
+from nassau.api.request import cores, load, request
+from nassau.api.resolved import resolve_over
+from nassau.cli.common import (
+    chart_products_arg,
+    check_output,
+    check_request,
+    computation_args,
+    output_paths,
+    region_args,
+    stdout,
+    write_outputs,
+)
+from nassau.engine.region import Region
+from nassau.engine.resolve import choose_algorithm
+from nassau.products.filtration_one import filtration_one_text
+from nassau.tools.ext_mn import chart_min_degree, check_compatible, ext_dims, resolution_region
+
+COMMANDS = ("resolve", "resolve-unstable", "products", "chart", "ext", "tensor")
+ERRORS = ()
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    res = sub.add_parser("resolve", help="resolve a module and print its Ext chart",
+                         description="Resolve MODULE through a stem (or up to an internal degree t) and print the "
+                                     "chart of dim Ext^{s,t}: one row per s, top row first, one column per stem.")
+    computation_args(res)
+    where = res.add_mutually_exclusive_group()
+    where.add_argument("--cluster", metavar="ADDRESS",
+                       help="run the jobs on the Dask scheduler at ADDRESS (e.g. tcp://host:8786) instead of threads; "
+                            "needs --save-dir on a directory every worker shares (pip install 'nassau[distributed]')")
+    where.add_argument("--workers", type=int, metavar="N",
+                       help="run the jobs on a local Dask cluster of N worker processes instead of threads; needs "
+                            "--save-dir")
+    _chart_files(res)
+    chart_products_arg(res)
+    _page_args(res)
+    prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
+                          description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
+                                      "reference's filtration_one format.")
+    computation_args(prod)
+    _unstable_parser(sub)
+    ext = sub.add_parser("ext", help="print the chart of Ext(M, N) for a bounded module N",
+                         description="Resolve M and print the chart of dim Ext_A^{s,t}(M, N) from the cohomology of "
+                                     "Hom_A(F, N), as the reference's ext_m_n does (one column per stem n = t - s "
+                                     "from min M - max N).")
+    ext.add_argument("module", metavar="M", help="the module to resolve (as for resolve)")
+    ext.add_argument("target", metavar="N", help="a bounded module over the same algebra")
+    region_args(ext)
+    ext.add_argument("--threads", type=int, default=cores(), metavar="K", help="worker threads for resolving M")
+    ext.add_argument("--json", metavar="FILE", help="also write the chart as JSON (products empty)")
+    ext.add_argument("--svg", metavar="FILE", help="also draw the chart as SVG")
+    ext.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    ext.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    tensor = sub.add_parser("tensor", help="write M (x) N as a finite dimensional module file",
+                            description="Print (or write with -o) the tensor product of two bounded modules as a "
+                                        "finite dimensional module file, as the reference's tensor example does. "
+                                        "Anywhere a module is accepted, A^B names the tensor product directly.")
+    tensor.add_argument("module", metavar="M")
+    tensor.add_argument("target", metavar="N")
+    tensor.add_argument("-o", "--output", metavar="FILE", help="write the module file here instead of stdout")
+    chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
+                           description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
+                                       "print or write its chart. Nothing is recomputed.")
+    chart.add_argument("save_dir", metavar="SAVE_DIR")
+    chart.add_argument("--json", metavar="FILE")
+    chart.add_argument("--svg", metavar="FILE")
+    chart.add_argument("--seqsee", metavar="FILE")
+    chart.add_argument("--html", metavar="FILE", help="the interactive chart page")
+    chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
+    chart_products_arg(chart)
+    _page_args(chart)
+
+
+def _chart_files(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
+    p.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
+    p.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
+
+
+def _unstable_parser(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("resolve-unstable", help="resolve an unstable module over the unstable algebra (Ext_U chart)",
+                       description="Resolve MODULE by free unstable modules through a stem (absolute, as for "
+                                   "resolve) and print the chart of dim Ext_U^{s,t}: the E2 page of the unstable "
+                                   "Adams spectral sequence, e.g. for S_2[7] = H*(S^7).")
+    r.add_argument("module", metavar="MODULE", help="an unstable module: S_2[7], RP_inf, C2[1], a JSON file, ...")
+    region_args(r)
+    r.add_argument("--threads", type=int, default=cores(), metavar="K",
+                   help="worker threads (default: the machine's cores)")
+    r.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it (a family: "
+                                                     "one subdirectory suspension{k} per suspension)")
+    r.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    r.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
+    r.add_argument("--svg", metavar="FILE", help="also draw the chart with its h0..h3 lines as SVG")
+    r.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
+    r.add_argument("--html", metavar="FILE", help="also write the interactive chart page")
+    r.set_defaults(algorithm="auto", trace=False, unstable=True)
+
+
+def _page_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--d2", action="store_true",
+                   help="compute the Adams d2 (secondary Steenrod algebra, p = 2) and draw it (blue) on the charts")
+    p.add_argument("--page", type=int, choices=(2, 3), default=2,
+                   help="2: the E2 page (default); 3: the E3 page, ker d2 / im d2 (computes d2)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return {"chart": _chart, "tensor": _tensor, "ext": _ext}.get(args.command, _compute)(args)
+
+
+def _compute(args: argparse.Namespace) -> int:
+    check_request(args, output_paths(args), gpu=True)
+    if args.trace:
+        trace.enable()
+    req = request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
+                  threads=args.threads, products=getattr(args, "products", None), save_dir=args.save_dir,
+                  unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
+                  page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
+                  workers=getattr(args, "workers", None))
+    with Reporter(req.size, req.label, args.quiet) as reporter:
+        ext = req.run(reporter)
+    if args.command == "products":
+        stdout(filtration_one_text(ext.resolution, ext.region))
+        reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
+        return 0
+    write_outputs(ext, args)
+    stdout(ext.text())
+    resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
+    reporter.finish(f"{req.spec.display}: {len(ext.generators)} generators through {ext.region.describe()} "
+                    f"({ext.algorithm}, {_executor(args)}{resumed})")
+    return 0
+
+
+def _executor(args: argparse.Namespace) -> str:
+    if getattr(args, "cluster", None):
+        return f"the Dask cluster at {args.cluster}"
+    if getattr(args, "workers", None):
+        return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
+    return f"{args.threads} thread{'s' if args.threads > 1 else ''}"
+
+
+def _tensor(args: argparse.Namespace) -> int:
+    check_output(args.output)
+    text = fd_json(load_module(f"{args.module}^{args.target}")) + "\n"
+    if args.output:
+        write_text_atomic(args.output, text)
+    else:
+        stdout(text)
+    return 0
+
+
+def _ext(args: argparse.Namespace) -> int:
+    check_request(args, (args.json, args.svg, args.seqsee))
+    source, target = load_module(args.module), load_module(args.target)
+    check_compatible(source, target)
+    region = Region(max_s=args.max_s, min_degree=chart_min_degree(source, target), max_stem=args.stem,
+                    max_t=args.max_t)
+    needed = resolution_region(source, target, region)
+    algorithm = choose_algorithm(source, "auto")
+    reporter = Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet)
+    with reporter:
+        res = resolve_over(source, needed, algorithm, threads=args.threads, bar=reporter).resolution
+    dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
+    chart = Chart(module=f"Ext({source.name}, {target.name})", prime=2, algorithm=algorithm,
+                  max_stem=region.chart_max_stem, max_s=region.max_s, min_degree=region.min_degree,
+                  rows=region.chart_rows(), dims=dims)
+    write_outputs(chart, args)
+    stdout(graded_dimension_string(chart))
+    reporter.finish(f"Ext({source.name}, {target.name}): {sum(dims.values())} classes through {region.describe()}")
+    return 0
+
+
+def _chart(args: argparse.Namespace) -> int:
+    for path in output_paths(args):
+        check_output(path)
+    ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page)
+    write_outputs(ext, args)
+    if not args.quiet:
+        stdout(ext.text())
+    return 0
