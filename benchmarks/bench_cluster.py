@@ -30,12 +30,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from algebra.module.spec import read_spec
 from algebra.module.loader import module_from_spec
-from nassau.store import cluster
-from nassau.engine.resolve import resolve, resolved_module
+from algebra.module.spec import read_spec
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import resolve, resolved_module
+from nassau.store import cluster
 from nassau.store.save_dir import SaveDir
 
 

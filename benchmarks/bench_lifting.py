@@ -40,13 +40,13 @@ def child(stem: int, max_s: int, classes: list[str], preimages: str, profile: bo
     import numpy as np
 
     from algebra.module.loader import load_module
-    from nassau.lifting.chain_map import ChainMap, lift
+    from nassau.engine.preimages import Preimages
+    from nassau.engine.region import Region
     from nassau.engine.resolve import resolve
+    from nassau.lifting.chain_map import ChainMap, lift
     from nassau.products.ext_algebra import ExtAlgebra
     from nassau.products.ext_class import ExtClass
     from nassau.products.massey import massey_products
-    from nassau.engine.preimages import Preimages
-    from nassau.engine.region import Region
 
     region = Region(max_s=max_s, min_degree=0, max_stem=stem)
     start = time.perf_counter()

@@ -30,8 +30,8 @@ CASES = [("S_2", "nassau"), ("S_2", "standard"), ("RP_inf", "standard"), ("A-mod
 def work(module_name: str, algorithm: str, stem: int, max_s: int) -> tuple[float, int]:
     """(seconds in resolve(), generators in the region) for one in-process, one-thread run."""
     from algebra.module.loader import load_module
-    from nassau.engine.resolve import resolve
     from nassau.engine.region import Region
+    from nassau.engine.resolve import resolve
 
     module = load_module(module_name)
     region = Region(max_s=max_s, min_degree=module.min_degree, max_stem=stem)

@@ -15,15 +15,14 @@ import statistics
 import time
 
 import numpy as np
+from bench_resolve import machine
 
 from algebra.milnor.admissible_master import AdmissibleMaster, admissible_batch_kernel
-from algebra.module.loader import load_module
 from algebra.milnor.ppart import unpack
 from algebra.milnor.products import multiply_one, run_batch
-from nassau.engine.resolve import resolve
+from algebra.module.loader import load_module
 from nassau.engine.region import Region
-
-from bench_resolve import machine
+from nassau.engine.resolve import resolve
 
 
 def timed(fn, repeat: int) -> tuple[float, float]:

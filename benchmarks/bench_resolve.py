@@ -63,8 +63,8 @@ def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = 
 def profile_split(stem: int, max_s: int, algorithm: str, module_name: str = "S_2") -> dict[str, float]:
     """Seconds in products, row reduction and everything else, from one single-threaded in-process run."""
     from algebra.module.loader import load_module
-    from nassau.engine.resolve import resolve
     from nassau.engine.region import Region
+    from nassau.engine.resolve import resolve
 
     module = load_module(module_name)
     region = Region(max_s=max_s, min_degree=module.min_degree, max_stem=stem)

@@ -34,8 +34,8 @@ from bench_resolve import machine  # noqa: E402
 def traced_run(module_name: str, stem: int, max_s: int, threads: int) -> tuple[dict, dict, str, float]:
     """Resolve in this process on `threads` threads; ({(s, t): (cpu s, wall s)} of the job's own thread,
     {(s, t): [(piece cpu s, ran on the job's thread)]}, algorithm, wall s)."""
-    import nassau.engine.resolve as engine
     import nassau.engine.nassau_step as nassau_step
+    import nassau.engine.resolve as engine
     from algebra.module.loader import load_module
     from nassau.engine.prefetch import Prefetch
     from nassau.engine.region import Region

@@ -36,9 +36,9 @@ def child(stem: int, max_s: int, product: str, massey: list[str], algorithm: str
           d2_only: bool) -> dict:
     """One run in this process: the CPU and wall seconds of each phase and how many lines each printed."""
     from algebra.module.loader import load_module
+    from nassau.engine.region import Region
     from nassau.engine.resolve import resolve
     from nassau.products.ext_class import parse_named_class
-    from nassau.engine.region import Region
     from nassau.secondary.homotopy import d2_entries, secondary_homotopy
     from nassau.secondary.massey import parse_lambda_class, secondary_massey
     from nassau.secondary.product import SecondaryExt, secondary_products

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+BidegreeNS = tuple[int, int]
+"""(n, s): stem n = t - s and filtration s, how charts, classes and printed lines name a bidegree (the engine's
+jobs name it (s, t): nassau.engine.region.BidegreeST)."""
 Generator = tuple[int, int, int]
 """(n, s, i): generator i of bidegree (n, s), i.e. the class x_(n,s,i)."""
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from charts.model import Chart, Product
-
-Bidegree = tuple[int, int]
+from charts.model import BidegreeNS, Chart, Product
 
 
 @dataclass
@@ -23,7 +21,7 @@ class Page:
 
     name: str
     chart: Chart
-    representatives: dict[Bidegree, list[int]]
+    representatives: dict[BidegreeNS, list[int]]
 
 
 def pages(chart: Chart) -> list[Page]:
@@ -67,9 +65,9 @@ def class_name(n: int, s: int, vector: int) -> str:
     return " + ".join(f"x_({n}, {s}, {j})" for j in range(vector.bit_length()) if vector >> j & 1)
 
 
-def _matrices(entries) -> dict[Bidegree, dict[int, int]]:
+def _matrices(entries) -> dict[BidegreeNS, dict[int, int]]:
     """(source bidegree) -> {source index: vector of targets} from (source, target) generator pairs."""
-    out: dict[Bidegree, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    out: dict[BidegreeNS, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     for (n, s, i), (_, _, j) in entries:
         out[(n, s)][i] ^= 1 << j
     return out

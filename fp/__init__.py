@@ -1,6 +1,5 @@
 """F2 linear algebra on packed uint64 rows (column j is bit j % 64 of word j // 64)."""
 from . import kernel_cache  # noqa: F401  (first: numba must know its cache directory before kernels load)
-from . import kernel_loading  # noqa: F401  (cached kernels load without readying numba's compiler)
 from .augmented import Augmented, quasi_inverse_with_identity, reduce_with_identity, reduced_with_identity
 from .field import F2, PrimeField, field
 from .bits import pdep, pext

@@ -1,4 +1,5 @@
-"""Entry point for batched Milnor products on the device: `try_run_batch`.
+"""Entry point for batched Milnor products on the device: `takes` (would it take a batch this large?) and
+`try_run_batch`. This module is all that algebra imports of the backend.
 
 `algebra` calls it with a ProductBatch's plain arrays and its admissible master's arrays; it either computes
 every product on the device and XORs the results into `out` (True) or declines (False: the device is off,
@@ -22,6 +23,12 @@ from gpu.master import resident
 from gpu.tables import tables
 
 LOG = logging.getLogger("nassau.gpu")
+
+
+def takes(cells: int) -> bool:
+    """Whether a batch of `cells` output bits would go to the device (NASSAU_GPU allows it and one answers, and it
+    is at least NASSAU_GPU_MIN_WORK): asked before the caller readies the batch's admissible master."""
+    return device.current() is not None and cells >= config.current().min_work
 
 
 def try_run_batch(out: np.ndarray, row_r: np.ndarray, row_slot: np.ndarray, row_deg: np.ndarray,

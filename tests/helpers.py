@@ -10,9 +10,9 @@ from pathlib import Path
 
 from algebra.module.loader import load_module
 from nassau.cli.main import main
-from nassau.engine.resolve import resolve
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import resolve
 
 DATA = Path(__file__).parent / "data" / "sseq"
 

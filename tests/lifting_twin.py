@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from algebra.module.interface import act
 from algebra.milnor.products import multiply_one
+from algebra.module.interface import act
 from fp import to_bool
-from nassau.lifting.chain_map import ChainMap
 from nassau.engine.resolution import Resolution
+from nassau.lifting.chain_map import ChainMap
 
 
 def basis(res: Resolution, s: int, t: int, ngens: int) -> list[tuple[int, tuple[int, ...]]]:

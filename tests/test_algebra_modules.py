@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from algebra.milnor.products import multiply_one
 from algebra.module.loader import load_module
 from algebra.module.spec import ModuleError, bundled_dir
-from algebra.milnor.products import multiply_one
 
 FD_MODULES = sorted(p.stem for p in bundled_dir().glob("*.json")
                     if (lambda d: d["p"] == 2 and d["type"] == "finite dimensional module")(json.loads(p.read_text())))

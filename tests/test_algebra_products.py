@@ -10,11 +10,11 @@ import pytest
 from algebra.milnor import products
 from algebra.milnor.admissible_master import AdmissibleMaster, admissible_batch_kernel
 from algebra.milnor.basis import MilnorBasis
-from tests.oracles.milnor_naive import multiply_naive
 from algebra.milnor.ppart import degree, pack, unpack
 from algebra.milnor.products import ProductBatch, multiply_one, run_batch
 from algebra.milnor.profile import a_n
 from fp.packed import from_bool
+from tests.oracles.milnor_naive import multiply_naive
 
 BASIS = MilnorBasis()
 BASIS.extend(80)

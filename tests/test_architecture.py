@@ -4,6 +4,8 @@ import each other; nothing is imported but under a module's own name."""
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -169,9 +171,40 @@ def test_gpu_is_a_backend_importing_nothing_of_ours() -> None:
     assert not bad, bad
 
 
+def test_fp_and_algebra_reach_the_gpu_through_one_entry_point_each() -> None:
+    edges = graph()
+    entry = {"fp": "gpu.rref", "algebra": "gpu.products"}
+    bad = [f"{a} -> {b}" for a, targets in sorted(edges.items()) for b in sorted(targets)
+           if b.startswith("gpu") and a.split(".")[0] in entry and b != entry[a.split(".")[0]]]
+    assert not bad, bad
+
+
 def test_every_module_has_a_room() -> None:
     for name in modules():
         assert room(name) >= 0
+
+
+IMPORT_EVERYTHING = """
+import gc, importlib, pkgutil
+for package in ("gpu", "fp", "algebra", "charts", "nassau"):
+    module = importlib.import_module(package)
+    for info in pkgutil.walk_packages(module.__path__, package + "."):
+        if not info.name.endswith(("__main__", "compile_helper")):
+            importlib.import_module(info.name)
+from numba.core import caching, event
+listeners = [type(x).__module__ for xs in event._registered.values() for x in xs]
+print(gc.isenabled(), gc.get_freeze_count(), getattr(caching.Cache.load_overload, "without_refresh", False),
+      any(m.startswith(("fp", "algebra", "nassau")) for m in listeners))
+"""
+
+
+def test_importing_any_module_changes_no_process_wide_setting() -> None:
+    """Process-wide settings (the collector, numba's kernel loading, numba listeners) are made by the entry points
+    and the run that needs them, never by importing a module: a program that imports nassau as a library keeps its
+    process as it was."""
+    out = subprocess.run([sys.executable, "-c", IMPORT_EVERYTHING], cwd=ROOT, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.split() == ["True", "0", "False", "False"], out.stdout
 
 
 # -- the checker itself: it must see what it claims to see ---------------------------------------------------------

@@ -9,7 +9,6 @@ import numpy as np
 import pytest
 
 from algebra.free import free_map
-
 from algebra.milnor import products
 from algebra.milnor.kernels import signature_forbid
 from algebra.milnor.subalgebra import optimal_subalgebra

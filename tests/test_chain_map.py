@@ -6,18 +6,18 @@ import numpy as np
 import pytest
 
 from algebra.free.free_map import FreeMap
-from algebra.module.loader import load_module
 from algebra.milnor.products import COUNTERS
+from algebra.module.homomorphism import parse_module_map
+from algebra.module.loader import load_module
 from fp import to_bool
-from nassau.lifting.chain_map import ChainMap, lift
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
+from nassau.lifting.chain_map import ChainMap, lift
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ExtClass
 from nassau.products.filtration_one import product_matrices
-from algebra.module.homomorphism import parse_module_map
 from nassau.products.product_lines import lines, map_rows, product_rows, shifted_region
-from nassau.engine.preimages import Preimages
-from nassau.engine.region import Region
 from tests.helpers import golden, run_engine
 from tests.lifting_twin import naive_lift
 
@@ -255,8 +255,8 @@ def test_products_on_a_module_through_the_unit(rng) -> None:
 def test_a_resumed_run_lifts_the_same_way(tmp_path, rng) -> None:
     """Nothing about lifting is saved: preimages are recomputed from the saved differentials, so a run resumed from a
     save directory lifts every generator exactly as the run that wrote it."""
-    from algebra.module.spec import read_spec
     from algebra.module.loader import module_from_spec
+    from algebra.module.spec import read_spec
     from nassau.store.save_dir import SaveDir
 
     spec = read_spec("S_2")

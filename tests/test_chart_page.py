@@ -15,8 +15,8 @@ from charts.html import notebook_html, to_html
 from charts.model import Chart, Differential, Product, rows_rectangle, rows_through_stem
 from charts.svg import chart_frame, parse_svg
 from tests.browser import Chromium, browser_path, no_browser_reason
-from tests.test_charts_svg import dense_chart
 from tests.test_charts_render import decode_png
+from tests.test_charts_svg import dense_chart
 
 DATA = Path(__file__).parent / "data" / "sseq"
 DARK, LIGHT = 150, 185  # grey 0..255: dots and lines (black, or a colour) below DARK; background and grid above

@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nassau.store import cluster
 from nassau.api.request import request
 from nassau.engine.resolve import dependencies
+from nassau.store import cluster
 from tests.helpers import assert_one_line_error, run_cli
 
 distributed = pytest.importorskip("distributed", reason="the cluster tests need dask[distributed] (the test extra)")

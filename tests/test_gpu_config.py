@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_gpu_support import gpu_env, twin_device  # noqa: F401  (fixture)
 
 from gpu import config, counters, device, layout
 from gpu.errors import GpuUnavailableError
-from test_gpu_support import gpu_env, twin_device  # noqa: F401  (fixture)
 
 
 def test_defaults_follow_the_reference() -> None:

@@ -11,6 +11,7 @@ import threading
 
 import numpy as np
 import pytest
+from test_gpu_support import gpu_env, random_batch, random_col_map, random_rank  # noqa: F401  (fixture)
 
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.profile import a_n
@@ -20,7 +21,6 @@ from gpu import counters, device, marshal, milnor_twin, products, rref
 from gpu.device import CupyDevice
 from gpu.layout import records
 from gpu.master import ResidentMaster
-from test_gpu_support import gpu_env, random_batch, random_col_map, random_rank  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.gpu
 

@@ -7,13 +7,13 @@ import time
 
 import numpy as np
 import pytest
+from test_gpu_support import gpu_env, random_batch, twin_device  # noqa: F401  (fixture)
 
 from algebra.milnor.basis import MilnorBasis
 from gpu import products
 from gpu.errors import MasterFullError
 from gpu.layout import MAT_WIDTH, records
 from gpu.master import MAX_ELEMENTS, ResidentMaster
-from test_gpu_support import gpu_env, random_batch, twin_device  # noqa: F401  (fixture)
 
 BASIS = MilnorBasis()
 BASIS.extend(60)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_gpu_support import emulated, gpu_env, random_batch, random_col_map, twin_device  # noqa: F401  (fixture)
 
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.profile import a_n
 from gpu import counters, device, marshal, milnor_twin, products
 from gpu.device import HostDevice
 from gpu.errors import GpuVerifyError
-from test_gpu_support import emulated, gpu_env, random_batch, random_col_map, twin_device  # noqa: F401  (fixture)
 
 FULL = MilnorBasis()
 FULL.extend(70)

@@ -9,13 +9,13 @@ import logging
 
 import numpy as np
 import pytest
+from test_gpu_support import emulated, gpu_env, random_rank  # noqa: F401  (fixture)
 
 from fp.m4ri import row_reduce
 from fp.packed import from_bool, random_matrix, to_bool, words
 from gpu import counters, device, rref, trace
 from gpu.device import HostDevice
 from gpu.errors import GpuVerifyError
-from test_gpu_support import emulated, gpu_env, random_rank  # noqa: F401  (fixture)
 
 
 @pytest.fixture(params=[1, 5, 32], ids=lambda n: f"{n}-thread-search")

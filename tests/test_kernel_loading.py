@@ -27,7 +27,8 @@ print(ext.text().split(chr(10))[-3])
 COMPILE_AFTER = """
 import numpy as np
 from numba import njit
-from fp import m4ri, random_matrix
+from fp import kernel_loading, m4ri, random_matrix
+kernel_loading.install()
 a = random_matrix(64, 64, np.random.default_rng(1))
 m4ri.row_reduce(a, 64, parallel=False)
 
@@ -46,7 +47,8 @@ def _python(code: str) -> str:
 def test_a_warm_run_loads_kernels_without_numbas_lowering_modules() -> None:
     """A run on a warm cache (the first one here warms it) imports none of the lowering modules numba's refresh
     would (a revert imports all 63), and its kernels work: a resolution, and the threaded reduction equal to the
-    serial one. On a numba newer than fp.kernel_loading knows, numba's own loading runs (and imports them)."""
+    serial one. On a numba newer than fp.kernel_loading knows, numba's own loading runs (and imports them). The
+    run goes through nassau.resolve, the public name whose first use installs the patch."""
     light = kernel_loading.install()  # False only on a numba it was not written for: numba's own loading then
     assert light or kernel_loading._version() >= kernel_loading.SUPPORTED[1]
     _python(RUN)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
 from nassau.products.ext_algebra import ExtAlgebra, unit_module
 from nassau.products.ext_class import ExtClass
 from nassau.products.massey import MasseyError, massey_products, shift_of
-from nassau.engine.region import Region
 from tests.helpers import golden, run_cli, run_engine
 
 H3, H0_4 = ExtClass(7, 1, (1,)), ExtClass(0, 4, (1,))

@@ -7,14 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from algebra.module.spec import bundled_dir
 from algebra.module.loader import load_module
+from algebra.module.spec import bundled_dir
 from charts.text import graded_dimension_string, text_chart
 from nassau.api.chart_data import build_chart
 from nassau.engine.cofiber import CofiberSpec
+from nassau.engine.region import Region
 from nassau.engine.resolve import choose_algorithm, resolve
 from nassau.products.filtration_one import product_matrices
-from nassau.engine.region import Region
 from tests.helpers import dims_in, golden, run_cli
 
 P2 = sorted(p.stem for p in bundled_dir().glob("*.json") if json.loads(p.read_text())["p"] == 2)

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from algebra.milnor.adem import adem_to_milnor, parse_adem
-from algebra.module.interface import act
-from algebra.module.spec import ModuleError, ModuleSpec
-from algebra.module.loader import load_module, module_from_spec
-from algebra.module.writer import fd_json
 from algebra.milnor.products import multiply_one
+from algebra.module.interface import act
+from algebra.module.loader import load_module, module_from_spec
 from algebra.module.projective_space import rp_coefficient
+from algebra.module.spec import ModuleError, ModuleSpec
+from algebra.module.writer import fd_json
 from tests.helpers import DATA
 
 # REFERENCE-MODULES 1.3: dimensions in degrees 0..24.

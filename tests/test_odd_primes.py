@@ -9,19 +9,19 @@ import numpy as np
 import pytest
 
 from algebra.milnor.odd_basis import OddMilnorBasis, format_odd, parse_odd
-from tests.oracles.milnor_odd_naive import multiply_naive_odd
-from algebra.module.interface import act
-from algebra.module.spec import ModuleError, bundled_dir
-from algebra.module.loader import load_module
 from algebra.milnor.products import COUNTERS, ProductBatch, multiply_odd, run_batch
 from algebra.milnor.profile import FULL
+from algebra.module.interface import act
+from algebra.module.loader import load_module
+from algebra.module.spec import ModuleError, bundled_dir
 from charts.text import text_chart
 from nassau.api.chart_data import build_chart
 from nassau.engine.cofiber import CofiberSpec
+from nassau.engine.region import Region
 from nassau.engine.resolve import choose_algorithm, resolve
 from nassau.products.filtration_one import filtration_one_text, h_matrix
-from nassau.engine.region import Region
 from tests.helpers import assert_one_line_error, golden, run_cli
+from tests.oracles.milnor_odd_naive import multiply_naive_odd
 
 ODD = sorted(p.stem for p in bundled_dir().glob("*.json") if json.loads(p.read_text())["p"] != 2)
 

@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 
 from algebra.module.loader import load_module
-from nassau.engine import prefetch
-from nassau.engine import scheduler
-from nassau.engine.resolve import resolve
+from nassau.engine import prefetch, scheduler
 from nassau.engine.prefetch import Board, Prefetch
 from nassau.engine.region import Region
+from nassau.engine.resolve import resolve
 from tests.test_scheduler import TIMEOUT, finishes
 
 

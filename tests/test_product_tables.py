@@ -10,12 +10,12 @@ import pytest
 
 from algebra.milnor import products
 from algebra.milnor.basis import MilnorBasis
-from tests.oracles.milnor_naive import multiply_naive
 from algebra.milnor.ppart import degree, pack, unpack
 from algebra.milnor.product_tables import budget_bytes, use_tables
 from algebra.milnor.products import run_batch
 from algebra.milnor.profile import a_n
 from algebra.unstable.basis import UnstableBasis
+from tests.oracles.milnor_naive import multiply_naive
 from tests.test_algebra_products import random_batch
 
 

@@ -5,15 +5,15 @@ import json
 
 import pytest
 
+from algebra.milnor.subalgebra import optimal_subalgebra
 from algebra.module.finite import FDModule
 from algebra.module.loader import load_module
 from algebra.module.spec import bundled_dir
-from algebra.milnor.subalgebra import optimal_subalgebra
 from charts.text import text_chart
 from nassau.api.chart_data import build_chart
+from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
 from nassau.products.filtration_one import filtration_one_text
-from nassau.engine.region import Region
 from tests.helpers import cli, dims_in, golden, run_engine
 
 GOLDEN_RUNS = [

@@ -7,7 +7,6 @@ import time
 
 import numpy as np
 import pytest
-
 from numba.core import event
 
 from nassau.engine.scheduler import SHARE_AFTER, JobFailed, run_jobs

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from algebra.milnor.basis import MilnorBasis, format_element
+from algebra.milnor.ppart import pack
 from algebra.module.loader import load_module
 from algebra.secondary.pair_algebra import (
     PairAlgebra,
@@ -16,10 +17,9 @@ from algebra.secondary.pair_algebra import (
     z4_product_all,
     z4_workspace,
 )
-from algebra.milnor.ppart import pack
+from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
 from nassau.products.filtration_one import h_matrix
-from nassau.engine.region import Region
 from nassau.secondary.homotopy import SecondaryError, d2_lines, d2_matrix, secondary_homotopy
 from tests.helpers import assert_one_line_error, golden, run_cli
 

@@ -10,12 +10,12 @@ import pytest
 
 from algebra.module.loader import load_module
 from fp import to_bool
-from nassau.lifting.chain_map import ChainMap
 from fp.packed import stack
+from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
+from nassau.lifting.chain_map import ChainMap
 from nassau.products.ext_class import ExtClass
 from nassau.products.filtration_one import h_matrix
-from nassau.engine.region import Region
 from nassau.secondary.homotopy import secondary_homotopy
 from nassau.secondary.lift import SecondaryLift
 from nassau.secondary.massey import (

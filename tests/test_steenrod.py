@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from nassau.engine.region import Region
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ExtClass
-from nassau.engine.region import Region
 from nassau.products.sq0 import sq0_rows
 from nassau.products.steenrod import squares, steenrod_lines
 from tests.helpers import golden, run_cli, run_engine

@@ -187,3 +187,28 @@ def test_ctrl_c_exits_cleanly_and_keeps_the_save(tmp_path: Path) -> None:
     assert not (tmp_path / "out.json").exists()
     assert not [p for p in (save / "bidegrees").iterdir() if ".tmp" in p.name]
     assert len(files(save)) >= 30
+
+
+SAVED = Path(__file__).parent / "data" / "saved" / "C2"
+
+
+def test_a_save_directory_written_before_the_subpackages_still_loads(tmp_path: Path) -> None:
+    """tests/data/saved/C2 was written by the code as it was before nassau/ and algebra/ were split into
+    subpackages (commit 0534e8e): `nassau resolve C2 --stem 10 --max-s 4 --d2 --json F --save-dir DIR`, with its
+    bidegrees and its d2 homotopies. Today's code draws it byte for byte as a fresh run draws C2, and a resumed run
+    loads every bidegree from it and computes none."""
+    save = tmp_path / "C2"
+    shutil.copytree(SAVED, save)
+    before = {p.name: p.read_bytes() for p in save.rglob("*.bin")}
+    fresh = run_cli("resolve", "C2", "--stem", "10", "--max-s", "4", "--quiet", "--d2", "--json",
+                    str(tmp_path / "fresh.json"))
+    drawn = run_cli("chart", str(save), "--d2", "--json", str(tmp_path / "drawn.json"))
+    assert fresh.returncode == drawn.returncode == 0, drawn.stderr
+    assert drawn.stdout == fresh.stdout
+    assert (tmp_path / "drawn.json").read_bytes() == (tmp_path / "fresh.json").read_bytes()
+    resumed = run_cli("resolve", "C2", "--stem", "10", "--max-s", "4", "--d2", "--save-dir", str(save), "--json",
+                      str(tmp_path / "resumed.json"))
+    assert resumed.returncode == 0 and resumed.stdout == fresh.stdout, resumed.stderr
+    assert b"55 bidegrees loaded" in resumed.stderr
+    assert (tmp_path / "resumed.json").read_bytes() == (tmp_path / "fresh.json").read_bytes()
+    assert {p.name: p.read_bytes() for p in save.rglob("*.bin")} == before

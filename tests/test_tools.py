@@ -9,10 +9,10 @@ import pytest
 
 from algebra.module.loader import load_module
 from nassau.api import request as api
-from nassau.tools.bruner import BrunerError, bruner_text, read_bruner
-from nassau.engine.resolve import resolve
-from nassau.tools.mahowald import mahowald_lines
 from nassau.engine.region import Region
+from nassau.engine.resolve import resolve
+from nassau.tools.bruner import BrunerError, bruner_text, read_bruner
+from nassau.tools.mahowald import mahowald_lines
 from tests.helpers import golden, run_cli
 
 BRUNER = Path(__file__).parent / "data" / "bruner"

@@ -8,16 +8,16 @@ import pytest
 from algebra.free.free_map import FreeMap
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.odd_basis import OddMilnorBasis
-from algebra.module.loader import load_module
 from algebra.milnor.products import multiply
 from algebra.milnor.profile import FULL
+from algebra.module.loader import load_module
 from algebra.unstable.basis import UnstableBasis, excess
 from algebra.unstable.free_module import UnstableFreeModule
 from charts.text import text_chart
 from nassau.api import request as api
+from nassau.engine.region import Region
 from nassau.engine.resolve import UNSTABLE, resolve
 from nassau.products.filtration_one import op_column
-from nassau.engine.region import Region
 from tests.helpers import golden, run_cli
 
 

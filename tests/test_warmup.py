@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from algebra.milnor import warmup
 from algebra.milnor.products import run_batch
 from fp import kernel_cache
-from algebra.milnor import warmup
 
 ROOT = Path(__file__).resolve().parent.parent
 

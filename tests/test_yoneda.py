@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from algebra.free.left_action import left_multiplication
 from algebra.milnor.products import multiply_one
 from fp import from_bool, gf2_matmul, row_reduce, to_bool, words
 from nassau.products.ext_class import ExtClass
-from algebra.free.left_action import left_multiplication
 from nassau.products.yoneda import Yoneda, yoneda_lines
 from tests.helpers import golden, run_cli, run_engine
 

@@ -94,8 +94,8 @@ def test_threads_keeping_at_once_agree(rng: np.random.Generator) -> None:
 
 def test_the_d2_lift_reads_kept_products() -> None:
     from algebra.module.loader import load_module
-    from nassau.engine.resolve import resolve
     from nassau.engine.region import Region
+    from nassau.engine.resolve import resolve
     from nassau.secondary.homotopy import secondary_homotopy
 
     region = Region(max_s=8, min_degree=0, max_stem=24)

@@ -49,3 +49,11 @@ def unpack(word: int) -> tuple[int, ...]:
 def degree(r: Sequence[int]) -> int:
     """deg P(R) = sum r_i (2^i - 1)."""
     return sum(int(ri) * int(XI_DEGREES[i]) for i, ri in enumerate(r))
+
+
+def trimmed(r: Sequence[int]) -> tuple[int, ...]:
+    """A Milnor exponent sequence without its trailing zeros: P(1, 0) is P(1)."""
+    r = list(r)
+    while r and r[-1] == 0:
+        r.pop()
+    return tuple(r)

@@ -22,8 +22,8 @@ import numpy as np
 from numba import njit
 
 from algebra.milnor.kernels import NO_FORBID, SCRATCH, multiply_into, unpack_into
-from algebra.milnor.warmup import helper_compiling
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
+from algebra.milnor.warmup import helper_compiling
 from fp.bits import ctz
 
 #: Default byte budget of one basis's tables (NASSAU_PRODUCT_TABLES_MB overrides; 0 turns tables off).

@@ -204,12 +204,10 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
     The device works from the admissible-matrix form, so the host master is extended for this batch's R
     first (only for batches the device takes). forbid is a CPU shortcut only: col_map alone is exact.
     """
-    from gpu import config as gpu_config
-    from gpu import device as gpu_device
+    from gpu.products import takes, try_run_batch
 
-    if gpu_device.current() is None or out.size * 64 < gpu_config.current().min_work:
+    if not takes(out.size * 64):
         return False
-    from gpu.products import try_run_batch
 
     slots = HOST_MASTER.ensure(batch.row_r)
     start, count, cs, mk = HOST_MASTER.arrays()

@@ -15,10 +15,11 @@ import numpy as np
 
 from algebra.milnor.basis import MilnorBasis, format_sq
 from algebra.milnor.odd_basis import OddMilnorBasis
-from algebra.module.interface import act, identity_table
-from algebra.module.spec import ModuleError, ModuleSpec
 from algebra.milnor.products import multiply
 from algebra.milnor.profile import Profile
+from algebra.module.interface import act, identity_table
+from algebra.module.spec import ModuleError, ModuleSpec
+
 
 @dataclass
 class FDModule:

@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algebra.milnor.adem import adem_to_milnor, parse_adem
 from algebra.free.free_map import FreeMap
 from algebra.free.free_module import FreeModule
+from algebra.milnor.adem import adem_to_milnor, parse_adem
 from algebra.milnor.basis import MilnorBasis, format_element, parse_element
+from algebra.milnor.ppart import degree
+from algebra.milnor.profile import Profile, a_n
+from algebra.module.finite import FDModule
 from algebra.module.interface import LazyTables
 from algebra.module.spec import ModuleError, ModuleSpec
-from algebra.milnor.ppart import degree
-from algebra.module.finite import FDModule
-from algebra.milnor.profile import Profile, a_n
 from fp import from_bool, gather_columns, gf2_matmul, row_reduce, to_bool, words
 
 FP_TYPE = "finitely presented module"

@@ -6,12 +6,12 @@ algebra.module.interface.
 """
 from __future__ import annotations
 
+from algebra.milnor.profile import Profile
 from algebra.module.finite import fd_module
 from algebra.module.finitely_presented import FP_TYPE, fp_module
 from algebra.module.interface import Module
-from algebra.module.spec import TENSOR, ModuleError, ModuleSpec, factor_specs, read_spec
-from algebra.milnor.profile import Profile
 from algebra.module.projective_space import RP_TYPE, rp_module
+from algebra.module.spec import TENSOR, ModuleError, ModuleSpec, factor_specs, read_spec
 from algebra.module.tensor import TensorModule
 
 FD_TYPE = "finite dimensional module"

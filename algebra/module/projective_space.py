@@ -11,10 +11,10 @@ from __future__ import annotations
 import numpy as np
 
 from algebra.milnor.basis import MilnorBasis
-from algebra.module.interface import LazyTables
-from algebra.module.spec import ModuleError, ModuleSpec
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN
 from algebra.milnor.profile import Profile
+from algebra.module.interface import LazyTables
+from algebra.module.spec import ModuleError, ModuleSpec
 
 RP_TYPE = "real projective space"
 #: clear_bottom removes these cells above the (raised) bottom: the A(2)-submodule the cells below generate.

@@ -13,6 +13,7 @@ import threading
 import numpy as np
 
 from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.ppart import trimmed
 from algebra.module.interface import LazyTables, Module
 from algebra.module.spec import ModuleError
 
@@ -80,7 +81,7 @@ class TensorModule:
             for r1 in itertools.product(*(range(x + 1) for x in r)):
                 r2 = tuple(x - y for x, y in zip(r, r1, strict=True))
                 e1 = e - sum(x * ((2 << i) - 1) for i, x in enumerate(r2))
-                triples.setdefault(e1, []).append((k, alg.index(_trim(r1)), alg.index(_trim(r2))))
+                triples.setdefault(e1, []).append((k, alg.index(trimmed(r1)), alg.index(trimmed(r2))))
         found = {e1: tuple(np.array(col, dtype=np.int64) for col in zip(*ts, strict=True)) for e1, ts in triples.items()}
         with self._lock:
             return self._splits.setdefault(e, found)
@@ -102,10 +103,3 @@ class TensorModule:
                 block = np.einsum("kab,kcd->kacbd", tl[k1], tr[k2]).reshape(len(ks), dl * dr, -1)
                 np.add.at(table[:, offset:offset + dl * dr, out_offset:out_offset + block.shape[2]], ks, block)
         return table % 2
-
-
-def _trim(r: tuple[int, ...]) -> tuple[int, ...]:
-    r = list(r)
-    while r and r[-1] == 0:
-        r.pop()
-    return tuple(r)

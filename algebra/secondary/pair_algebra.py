@@ -19,7 +19,7 @@ from numba import njit
 
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.kernels import product_into, rank_of, unpack_into
-from algebra.milnor.ppart import FIELD_SHIFT, MAX_LEN, degree, pack
+from algebra.milnor.ppart import FIELD_SHIFT, MAX_LEN, degree, pack, trimmed
 from algebra.milnor.product_tables import run_end
 from algebra.milnor.products import multiply
 from fp.bits import ctz, popcount
@@ -333,7 +333,7 @@ class PairAlgebra:
                     left[n - 1] -= 1 << k
                     if m:
                         left[m - 1] -= 1 << k
-                    vec = self._mod2(_trim(left), _trim(s_less))
+                    vec = self._mod2(trimmed(left), trimmed(s_less))
                     key = (m + k, n + k)
                     out.ys[key] = out.ys[key] ^ vec if key in out.ys else vec
         return out
@@ -361,7 +361,7 @@ class PairAlgebra:
                 left = [0] * (max(k + i, l + j))
                 left[k + i - 1] += 1
                 left[l + j - 1] += 1
-                out ^= self._mod2(_trim(left), _trim(rest))
+                out ^= self._mod2(trimmed(left), trimmed(rest))
         with self._lock:
             self._ay[key] = out
         return out
@@ -374,7 +374,7 @@ class PairAlgebra:
             return out
         b = self.basis
         if r[0] >= 1:
-            less = _trim((r[0] - 1,) + tuple(r[1:]))
+            less = trimmed((r[0] - 1,) + tuple(r[1:]))
             for idx in np.nonzero(x.twos)[0]:
                 out ^= self._mod2(less, b.element(x.degree, int(idx)))
         for (k, l), vec in x.ys.items():
@@ -389,13 +389,6 @@ class PairAlgebra:
                 for j in np.nonzero(vec)[0]:
                     out ^= self._mod2(b.element(ay_deg, int(i)), b.element(v_deg, int(j)))
         return out
-
-
-def _trim(r: list[int] | tuple[int, ...]) -> tuple[int, ...]:
-    r = list(r)
-    while r and r[-1] == 0:
-        r.pop()
-    return tuple(r)
 
 
 # -- batches: the same products for many rows in one compiled call -------------------------------------------

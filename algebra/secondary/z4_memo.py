@@ -21,8 +21,8 @@ import threading
 import numpy as np
 from numba import njit
 
-from algebra.secondary.pair_algebra import z4_product, z4_workspace
 from algebra.milnor.product_tables import budget_bytes, kept_on
+from algebra.secondary.pair_algebra import z4_product, z4_workspace
 
 #: Default byte budget of one basis's kept products, their terms and the key hash (NASSAU_Z4_MEMO_MB overrides; 0
 #: keeps none).

@@ -16,8 +16,8 @@ import threading
 
 import numpy as np
 
-from algebra.milnor.graded_basis import GradedBasis
 from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.graded_basis import GradedBasis
 from algebra.milnor.odd_basis import OddMilnorBasis
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN
 

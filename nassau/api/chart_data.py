@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 
 from charts.model import Chart, Differential, Product
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ExtClass
 from nassau.products.filtration_one import chart_operations, product_matrices
 from nassau.products.product_lines import below_top, nonzero_bidegrees
-from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
 from nassau.secondary.homotopy import SecondaryHomotopy, d2_entries
 
 

@@ -23,9 +23,9 @@ from nassau.api.ext import Ext
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, resolve_over
+from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
-from nassau.engine.errors import EngineError
 from nassau.engine.resolve import UNSTABLE, algorithm_over_module, check_executor, choose_algorithm, resolved_module
 from nassau.engine.resolve import resolve as run_engine
 from nassau.secondary.homotopy import check_secondary

@@ -24,6 +24,7 @@ from gpu.errors import GpuUnavailableError
 from nassau.api.ext import Ext
 from nassau.api.request import DEFAULT_MAX_S, cores, request
 from nassau.api.resolved import Resolved
+from nassau.engine.region import Region
 from nassau.engine.resolve import ALGORITHMS
 
 EXIT_USAGE = 2
@@ -107,7 +108,13 @@ def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), 
         _check_gpu()
 
 
-# -- resolving ----------------------------------------------------------------------------------------------------
+# -- regions and resolving -------------------------------------------------------------------------------------------
+def region_of(args: argparse.Namespace, min_degree: int) -> Region:
+    """The region --stem/--max-t and --max-s name, from a module's bottom degree (a bad one raises RegionError, which
+    is printed as one line)."""
+    return Region(max_s=args.max_s, min_degree=min_degree, max_stem=args.stem, max_t=args.max_t)
+
+
 def resolve_module(args: argparse.Namespace, name: str | None = None) -> Resolved:
     """The module a command is about (MODULE, or `name`), resolved over the command's region by --algorithm, saved
     to and resumed from --save-dir, with progress unless --quiet: a resolution of the module itself, so the change

@@ -4,7 +4,8 @@ The command line's imports build over 100,000 objects the cyclic collector track
 as the process. The collector walked them over and over while they were built, and again in every full collection
 after: so the collector is kept off while they are imported and what they built is frozen (never examined again).
 That is a choice for the whole process, made here, by the entry point, and not by any module on import; a program
-that imports nassau as a library keeps its collector as it is.
+that imports nassau as a library keeps its collector as it is. So is fp.kernel_loading (cached kernels load without
+readying numba's compiler: 0.23 s of a small run), installed here too.
 """
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ def load() -> ModuleType:
     collecting = gc.isenabled()
     gc.disable()
     try:
+        from fp import kernel_loading
         from nassau.cli import main as commands
+
+        kernel_loading.install()
     finally:
         gc.freeze()
         if collecting:

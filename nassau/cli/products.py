@@ -11,9 +11,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from algebra.module.homomorphism import ModuleMapError, parse_module_map
 from algebra.module.loader import load_module, module_from_spec
 from algebra.module.spec import read_spec
-from algebra.module.homomorphism import ModuleMapError, parse_module_map
 from charts.atomic import write_text_atomic
 from charts.json_export import dumps
 from nassau.api.progress import Reporter

@@ -24,10 +24,10 @@ from nassau.cli.common import (
     computation_args,
     output_paths,
     region_args,
+    region_of,
     stdout,
     write_outputs,
 )
-from nassau.engine.region import Region
 from nassau.engine.resolve import choose_algorithm
 from nassau.products.filtration_one import filtration_one_text
 from nassau.tools.ext_mn import chart_min_degree, check_compatible, ext_dims, resolution_region
@@ -170,8 +170,7 @@ def _ext(args: argparse.Namespace) -> int:
     check_request(args, (args.json, args.svg, args.seqsee))
     source, target = load_module(args.module), load_module(args.target)
     check_compatible(source, target)
-    region = Region(max_s=args.max_s, min_degree=chart_min_degree(source, target), max_stem=args.stem,
-                    max_t=args.max_t)
+    region = region_of(args, chart_min_degree(source, target))
     needed = resolution_region(source, target, region)
     algorithm = choose_algorithm(source, "auto")
     reporter = Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet)

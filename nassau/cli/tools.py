@@ -14,7 +14,7 @@ from pathlib import Path
 from algebra.module.loader import load_module
 from nassau.api.request import cores, request
 from nassau.api.resolved import Resolved, resolve_over
-from nassau.cli.common import UserError, check_request, region_args, stdout
+from nassau.cli.common import UserError, check_request, region_args, region_of, stdout
 from nassau.engine.region import Region
 from nassau.engine.resolve import ALGORITHMS, CHANGE_OF_RINGS
 from nassau.tools.bruner import BrunerError, check_reach, check_writable, compare_text, read_bruner, write_bruner
@@ -131,7 +131,7 @@ def _bruner(args: argparse.Namespace) -> None:
 def _save_bruner(args: argparse.Namespace) -> None:
     module = load_module(args.module)
     check_writable(module)
-    region = Region(max_s=args.max_s, min_degree=module.min_degree, max_stem=args.stem, max_t=args.max_t)
+    region = region_of(args, module.min_degree)
     out = Path(args.output)
     try:
         out.mkdir(parents=True, exist_ok=True)

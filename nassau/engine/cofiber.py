@@ -18,10 +18,9 @@ import numpy as np
 
 from algebra.module.interface import Module
 from algebra.module.spec import ModuleError
-from fp import Subspace
+from fp import Subspace, reduce_with_identity
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
-from fp import reduce_with_identity
 
 
 class CofiberError(ModuleError):

@@ -3,7 +3,8 @@
 A job that first calls a kernel pays for loading it (30 ms or more, 0.2 s for the first kernel of a process), which
 says nothing about how heavy the job is; the scheduler subtracts this time before it judges (nassau.engine.scheduler).
 Read through numba's event API ("numba:compiler_lock" starts before the lock is taken, so waiting for another
-thread's compilation counts too).
+thread's compilation counts too). The listener is registered by `install`, which the scheduler calls when a run
+starts on more than one thread: a process-wide hook, made by the run that needs it and never on import.
 """
 from __future__ import annotations
 
@@ -42,4 +43,13 @@ def spent(thread: int) -> float:
         return _spent.get(thread, 0.0) + ongoing
 
 
-event.register("numba:compiler_lock", _Clock())
+_installed = False
+
+
+def install() -> None:
+    """Register the clock with numba (once per process)."""
+    global _installed
+    with _lock:
+        if not _installed:
+            event.register("numba:compiler_lock", _Clock())
+            _installed = True

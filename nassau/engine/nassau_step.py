@@ -13,27 +13,27 @@ The step reads only generators below t of F_{s-1} and below t-1 of F_{s-2}, so i
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from functools import partial
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from algebra.free.free_map import FreeMap
 from algebra.milnor.kernels import signature_forbid
-from algebra.module.interface import Module
 from algebra.milnor.products import TermTables
 from algebra.milnor.subalgebra import Subalgebra, optimal_subalgebra
+from algebra.module.interface import Module
 from fp import (
     QuasiInverse,
     any_in_columns,
     gather_columns,
+    quasi_inverse_with_identity,
+    reduce_with_identity,
     row_reduce,
     scatter_columns,
     words,
 )
 from nassau.engine.prefetch import Prefetch, helped
-from fp import quasi_inverse_with_identity, reduce_with_identity
 
 if TYPE_CHECKING:
     from nassau.engine.resolution import Resolution

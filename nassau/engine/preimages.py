@@ -13,10 +13,9 @@ another into the same resolution share them.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import threading
 from collections import OrderedDict
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -1,16 +1,16 @@
-"""Which bidegrees a run computes: through a stem (n <= N, s <= S) or a rectangle (t <= T, s <= S); and the two
-ways of naming a bidegree, each with its order in its name."""
+"""Which bidegrees a run computes: through a stem (n <= N, s <= S) or a rectangle (t <= T, s <= S); and how the
+engine names a bidegree, (s, t)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from charts.model import BidegreeNS
 from nassau.engine.errors import RegionError
 
 BidegreeST = tuple[int, int]
-"""(s, t): filtration and internal degree, how the engine, its jobs and the save directory name a bidegree."""
-BidegreeNS = tuple[int, int]
-"""(n, s): stem n = t - s and filtration, how charts, classes and the printed lines name it."""
+"""(s, t): filtration and internal degree, how the engine, its jobs and the save directory name a bidegree (charts
+and classes name it (n, s): charts.model.BidegreeNS)."""
 
 #: Largest internal degree the packed Milnor basis supports.
 MAX_T = 2045

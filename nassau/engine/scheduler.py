@@ -20,11 +20,8 @@ import threading
 import time
 from typing import Callable, Iterable
 
-from nassau.engine import compile_time
-
-from nassau.engine import prefetch
-
-Bidegree = tuple[int, int]
+from nassau.engine import compile_time, prefetch
+from nassau.engine.region import BidegreeST
 
 SHARE_AFTER = 0.01
 """Seconds of work a job must show before the other workers start (S_2 through stem 50: no job reaches 8 ms)."""
@@ -34,14 +31,14 @@ class JobFailed(RuntimeError):
     """A job raised; the original exception is the __cause__."""
 
 
-def _graph(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegree]]
-           ) -> tuple[dict[Bidegree, int], dict[Bidegree, list[Bidegree]], list[tuple[int, int]]]:
+def _graph(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]]
+           ) -> tuple[dict[BidegreeST, int], dict[BidegreeST, list[BidegreeST]], list[tuple[int, int]]]:
     """How many unfinished dependencies each job waits on, each job's successors, and the (t, s) heap of the jobs
     ready now. The successor lists hold the job keys themselves, not new tuples, and run_jobs drops what it has
     done with (S_3 through stem 200, s <= 50: 12750 jobs, whose graph held 3 MiB)."""
     pending = set(jobs)
-    waiting: dict[Bidegree, int] = {}
-    successors: dict[Bidegree, list[Bidegree]] = {job: [] for job in pending}
+    waiting: dict[BidegreeST, int] = {}
+    successors: dict[BidegreeST, list[BidegreeST]] = {job: [] for job in pending}
     ready: list[tuple[int, int]] = []
     for job in pending:
         inside = [d for d in deps(*job) if d in pending]
@@ -53,7 +50,7 @@ def _graph(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegre
     return waiting, successors, ready
 
 
-def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bidegree]],
+def run_jobs(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]],
              work: Callable[[int, int], None], threads: int = 1,
              on_done: Callable[[int, int], None] | None = None) -> None:
     """Run work(s, t) for every job, each after its dependencies (those in `jobs`) have finished."""
@@ -64,7 +61,7 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
     state = {"left": len(waiting), "error": None, "running": 0}
     finished = threading.Event()  # what the calling thread waits on: set when every job is done, or on an error
     # What runs: since when, on which thread, and that thread's compile time then (to start the other workers).
-    running_since: dict[Bidegree, tuple[float, int, float]] = {}
+    running_since: dict[BidegreeST, tuple[float, int, float]] = {}
 
     def heavy() -> bool:
         now = time.monotonic()
@@ -136,6 +133,7 @@ def run_jobs(jobs: Iterable[Bidegree], deps: Callable[[int, int], Iterable[Bideg
         if state["error"] is not None:
             raise state["error"]
         return
+    compile_time.install()  # heavy() discounts kernel loading, which numba reports through this listener
     pool = [threading.Thread(target=worker, name=f"nassau-worker-{k}", daemon=True) for k in range(threads)]
     pool[0].start()
     started = 1

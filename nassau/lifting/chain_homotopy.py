@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from fp import words
-from nassau.lifting.chain_map import ChainMap
 from nassau.engine.preimages import LiftError, Preimages
 from nassau.engine.region import Region
+from nassau.lifting.chain_map import ChainMap
 
 
 class ChainHomotopy(ChainMap):

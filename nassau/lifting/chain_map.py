@@ -25,17 +25,15 @@ import numpy as np
 from algebra.free.free_map import FreeMap
 from fp import from_bool
 from nassau.engine.preimages import LiftError, Preimages
-from nassau.engine.region import Region
+from nassau.engine.region import BidegreeST, Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.scheduler import run_jobs
-
-Bidegree = tuple[int, int]
 
 
 class ChainMap:
     """f: F -> G with f_s: F_s -> G_{s - s_f} lowering degrees by t_f, defined on the input region `region`."""
 
-    def __init__(self, source: Resolution, target: Resolution, shift: Bidegree,
+    def __init__(self, source: Resolution, target: Resolution, shift: BidegreeST,
                  initial: Callable[[int], np.ndarray], region: Region, name: str = "") -> None:
         self.source = source
         self.target = target
@@ -101,11 +99,11 @@ class ChainMap:
         """The internal degree of G that generators of degree t go to (None: they go to 0 whatever they are)."""
         return t - self.t_shift
 
-    def job_of(self, s: int, t: int) -> Bidegree:
+    def job_of(self, s: int, t: int) -> BidegreeST:
         """The output bidegree (s', t') of G whose preimage call serves input (s, t)."""
         return s - self.s_shift, t - self.t_shift
 
-    def depends_on(self, gs: int, tt: int) -> list[Bidegree]:
+    def depends_on(self, gs: int, tt: int) -> list[BidegreeST]:
         """The jobs that must finish before job (s', t'): the one before in its row (this row's previous
         generators) and the one that lifts row s - 1 through the degree below."""
         return [(gs, tt - 1), (gs - 1, tt - 1)]
@@ -208,7 +206,7 @@ def lift(maps: list[ChainMap], threads: int = 1) -> None:
 
 
 def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> None:
-    wanted: dict[Bidegree, list[tuple[ChainMap, int, int]]] = defaultdict(list)
+    wanted: dict[BidegreeST, list[tuple[ChainMap, int, int]]] = defaultdict(list)
     for m in maps:
         m.skip_empty_targets()
         reg = m.region
@@ -218,7 +216,7 @@ def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> Non
 
     kinds = {type(m): m for m in maps}.values()
 
-    def deps(s: int, t: int) -> list[Bidegree]:
+    def deps(s: int, t: int) -> list[BidegreeST]:
         return sorted({d for m in kinds for d in m.depends_on(s, t)})
 
     def work(gs: int, tt: int) -> None:

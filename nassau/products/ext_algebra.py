@@ -15,14 +15,14 @@ from pathlib import Path
 import numpy as np
 
 from algebra.module.interface import Module
-from algebra.module.spec import ModuleSpec
 from algebra.module.loader import module_from_spec
+from algebra.module.spec import ModuleSpec
+from charts.model import BidegreeNS
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
 from nassau.lifting.chain_map import ChainMap, lift
 from nassau.products.ext_class import ExtClass
 from nassau.products.filtration_one import h_matrix
-from nassau.engine.region import BidegreeNS, Region
-from nassau.engine.resolution import Resolution
-
 
 
 def is_unit_module(module: Module) -> bool:

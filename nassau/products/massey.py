@@ -13,14 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fp import Subspace, from_bool, to_bool
+from fp import Subspace, from_bool, reduce_with_identity, to_bool
+from nassau.engine.region import Region
 from nassau.lifting.chain_homotopy import ChainHomotopy
 from nassau.lifting.chain_map import ChainMap, lift
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ClassError, ExtClass
 from nassau.products.product_lines import below_top, nonzero_bidegrees, vector_text
-from nassau.engine.region import Region
-from fp import reduce_with_identity
 
 
 class MasseyError(ValueError):

@@ -7,11 +7,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
 from nassau.lifting.chain_map import ChainMap
 from nassau.products.ext_algebra import ExtAlgebra
 from nassau.products.ext_class import ExtClass
-from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
 
 
 class Row(NamedTuple):

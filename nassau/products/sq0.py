@@ -14,12 +14,12 @@ from algebra.free.free_map import FreeMap
 from algebra.free.free_module import FreeModule
 from algebra.milnor.ppart import FIELD_SHIFT
 from fp import gather_columns, gf2_matmul
-from nassau.lifting.chain_map import Bidegree, ChainMap
+from nassau.engine.preimages import Preimages
+from nassau.engine.region import BidegreeST, Region
+from nassau.engine.resolution import Resolution
+from nassau.lifting.chain_map import ChainMap
 from nassau.products.ext_algebra import is_unit_module
 from nassau.products.product_lines import Row, below_top, nonzero_bidegrees
-from nassau.engine.preimages import Preimages
-from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
 
 #: The lowest bit of every exponent field: P(R) survives V exactly when none of them is set.
 _ODD = np.uint64(sum(1 << int(x) for x in FIELD_SHIFT))
@@ -41,10 +41,10 @@ class DoubledChainMap(ChainMap):
     def out_degree(self, t: int) -> int | None:
         return t // 2 if t % 2 == 0 else None
 
-    def job_of(self, s: int, t: int) -> Bidegree:
+    def job_of(self, s: int, t: int) -> BidegreeST:
         return s, (t + 1) // 2
 
-    def depends_on(self, gs: int, tt: int) -> list[Bidegree]:
+    def depends_on(self, gs: int, tt: int) -> list[BidegreeST]:
         return [(gs, tt - 1), (gs - 1, tt)]  # input 2t' needs row s - 1 through 2t' - 1, which job (s - 1, t') lifts
 
     def first_live_degree(self, s: int) -> int:

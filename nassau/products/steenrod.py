@@ -15,12 +15,11 @@ from itertools import product
 
 import numpy as np
 
-from algebra.milnor.ppart import degree
-from fp import from_bool, to_bool, words
-from nassau.products.ext_class import ExtClass
 from algebra.free.left_action import left_multiplication
+from algebra.milnor.ppart import degree, trimmed
+from fp import from_bool, quasi_inverse_with_identity, to_bool, words
 from nassau.engine.resolution import Resolution
-from fp import quasi_inverse_with_identity
+from nassau.products.ext_class import ExtClass
 from nassau.products.yoneda import Yoneda
 
 
@@ -119,7 +118,7 @@ class TensorSquare:
                 t2 = t - t1
                 if (j, t1 + e1) not in dst:
                     continue
-                a, b = self._y_act(j, t1, _trim(left)), self._y_act(m - j, t2, _trim(right))
+                a, b = self._y_act(j, t1, trimmed(left)), self._y_act(m - j, t2, trimmed(right))
                 if a.size and b.size:
                     p = dst[(j, t1 + e1)]
                     out[o:o + a.shape[0] * b.shape[0], p:p + a.shape[1] * b.shape[1]] ^= np.kron(a, b)
@@ -134,13 +133,6 @@ class TensorSquare:
         qi = self._qi(m, t)
         x = qi.apply(from_bool(r.astype(bool)[None, :]))
         return to_bool(x, self.dim(m, t))[0].astype(np.uint8)
-
-
-def _trim(r: tuple[int, ...]) -> tuple[int, ...]:
-    r = list(r)
-    while r and r[-1] == 0:
-        r.pop()
-    return tuple(r)
 
 
 def squares(res: Resolution, x: ExtClass) -> tuple[Yoneda, list[tuple[int, tuple[int, ...]]]]:

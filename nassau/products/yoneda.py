@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from fp import Augmented, Subspace, from_bool, scatter_columns, to_bool, words
-from nassau.products.ext_class import ExtClass
 from algebra.free.left_action import left_multiplication
+from fp import Augmented, Subspace, from_bool, scatter_columns, to_bool, words
 from nassau.engine.resolution import Resolution
+from nassau.products.ext_class import ExtClass
 
 
 class Yoneda:

@@ -14,14 +14,12 @@ from functools import cached_property
 
 import numpy as np
 
-from fp import Subspace, from_bool, to_bool
+from charts.model import BidegreeNS
+from fp import Subspace, from_bool, quasi_inverse_with_identity, reduce_with_identity, to_bool
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.secondary.homotopy import SecondaryHomotopy, d2_matrix
-from fp import quasi_inverse_with_identity, reduce_with_identity
-
-Bidegree = tuple[int, int]  # (n, s)
 
 
 @dataclass
@@ -61,13 +59,13 @@ class E3Page:
         res = h.source
         self.res = res
         #: (n, s) -> uint8 d2 matrix (dim at (n, s)) x (dim at (n - 1, s + 2)), where d2 is recorded.
-        self.d2: dict[Bidegree, np.ndarray] = {}
+        self.d2: dict[BidegreeNS, np.ndarray] = {}
         for s, t in region.bidegrees():
             n = t - s
             if t <= 0 or not (self.dim(n, s) and self.dim(n - 1, s + 2)) or not h.is_lifted(s + 2, t + 1):
                 continue
             self.d2[(n, s)] = d2_matrix(h, n, s)
-        self._pages: dict[Bidegree, Page] = {}
+        self._pages: dict[BidegreeNS, Page] = {}
 
     def dim(self, n: int, s: int) -> int:
         return ext_dim(self.res, n, s)

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from nassau.lifting.chain_map import ChainMap
-from nassau.secondary.e3_page import E3Page, ext_dim
-from nassau.products.filtration_one import h_matrix
+from charts.model import BidegreeNS
 from nassau.engine.region import Region
+from nassau.lifting.chain_map import ChainMap
+from nassau.products.filtration_one import h_matrix
+from nassau.secondary.e3_page import E3Page, ext_dim
 from nassau.secondary.homotopy import SecondaryHomotopy
 from nassau.secondary.lift import SecondaryError, SecondaryLift, Term
-
-Bidegree = tuple[int, int]  # (n, s)
 
 
 class SecondaryHomomorphism(SecondaryLift):
@@ -48,7 +47,7 @@ class SecondaryHomomorphism(SecondaryLift):
         return out ^ c.free_map(s - 2).apply(t - 1, self.source_lift.images(s, t), ngens)
 
     # -- readouts ----------------------------------------------------------------------------------------------
-    def hom_k_with(self, b: Bidegree, inputs: np.ndarray, lam: ChainMap | None = None,
+    def hom_k_with(self, b: BidegreeNS, inputs: np.ndarray, lam: ChainMap | None = None,
                    page: E3Page | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For each row y of `inputs` (uint8, over Ext(k) at b): ([x] [y]'s Ext part at b + x, its lambda part at
         b + x + (0, 1)), as uint8 rows. lam is a chain map for a lambda part of x (shift one filtration up); with a
@@ -68,7 +67,7 @@ class SecondaryHomomorphism(SecondaryLift):
             lam_part = page.page(n, s + 1).reduce_by_quotient(lam_part)
         return (scratch % 2).astype(np.uint8), lam_part
 
-    def product_nullhomotopy(self, b: Bidegree, ext: np.ndarray, lam_vec: np.ndarray, lam: ChainMap | None,
+    def product_nullhomotopy(self, b: BidegreeNS, ext: np.ndarray, lam_vec: np.ndarray, lam: ChainMap | None,
                              page: E3Page) -> np.ndarray:
         """For y = [ext] + lambda lam_vec at b with x y = 0 in Ext: z at b + x + (1, -1) with d2 z = the lambda
         part of x y (so x y = lambda d2 z = 0 in Mod_{C lambda^2}), as a uint8 vector."""

@@ -17,12 +17,11 @@ from typing import Protocol
 import numpy as np
 
 from algebra.module.interface import Module
-from nassau.lifting.chain_map import lift
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.lifting.chain_map import lift
 from nassau.secondary.lift import SecondaryError, SecondaryLift, Term
-
 
 #: The folder of a save directory holding the secondary homotopies.
 SAVED_KIND = "secondary"

@@ -33,10 +33,10 @@ from algebra.secondary.y_parts import YLayout, a_y_words
 from algebra.secondary.z4_memo import z4_memo_for
 from fp import F2, from_bool, gather_columns, to_bool, words
 from fp.packed import mask_padding
-from nassau.lifting.chain_map import ChainMap
 from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.lifting.chain_map import ChainMap
 
 #: The bits of r_1 in a packed Milnor word.
 R1_MASK = int(FIELD_MASK[0])

@@ -17,19 +17,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from charts.model import BidegreeNS
 from fp import Augmented, from_bool, to_bool
-from nassau.lifting.chain_homotopy import ChainHomotopy
-from nassau.lifting.chain_map import ChainMap
-from nassau.secondary.e3_page import ext_dim
-from nassau.products.ext_class import ClassError, ExtClass
-from nassau.products.filtration_one import h_matrix
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.lifting.chain_homotopy import ChainHomotopy
+from nassau.lifting.chain_map import ChainMap
+from nassau.products.ext_class import ClassError, ExtClass
+from nassau.products.filtration_one import h_matrix
+from nassau.products.product_lines import vector_text
+from nassau.secondary.e3_page import ext_dim
 from nassau.secondary.homomorphism import SecondaryHomomorphism, readout
 from nassau.secondary.lift import SecondaryError, SecondaryLift, Term
-from nassau.secondary.product import SecondaryExt, basis_text, computed, vector_text
-
-Bidegree = tuple[int, int]  # (n, s)
+from nassau.secondary.product import SecondaryExt, basis_text, computed
 
 _VEC = r"\[\s*(?:[01](?:\s*,\s*[01])*)?\s*\]"
 _NAME = r"[A-Za-z_][A-Za-z0-9_^]*"
@@ -96,7 +96,7 @@ def _vector(text: str) -> tuple[int, ...]:
 class MasseyLine:
     """<a, b, c> = +-[ext] + lambda lam for c = [c_ext] + lambda c_lam at bidegree c (n, s)."""
 
-    c: Bidegree
+    c: BidegreeNS
     c_ext: tuple[int, ...]
     c_lam: tuple[int, ...]
     ext: tuple[int, ...]
@@ -241,7 +241,7 @@ def _lines(ext: SecondaryExt, lift: SecondaryChainHomotopy) -> list[MasseyLine]:
     return out
 
 
-def _sq1_readout(ca: ChainMap, k: Resolution, prod: Bidegree, lam_src: Bidegree) -> np.ndarray:
+def _sq1_readout(ca: ChainMap, k: Resolution, prod: BidegreeNS, lam_src: BidegreeNS) -> np.ndarray:
     """(generators of F^k at prod) x (generators of F^M at lam_src): the coefficient of Sq1 g_i in c^a(G)."""
     fs = k.free(prod[1])
     t = prod[0] + prod[1]
@@ -260,7 +260,7 @@ def _sq1_readout(ca: ChainMap, k: Resolution, prod: Bidegree, lam_src: Bidegree)
     return out
 
 
-def _e3_kernel(ext: SecondaryExt, hb: SecondaryHomomorphism, b_lam: ChainMap | None, c: Bidegree) -> np.ndarray:
+def _e3_kernel(ext: SecondaryExt, hb: SecondaryHomomorphism, b_lam: ChainMap | None, c: BidegreeNS) -> np.ndarray:
     """The classes [g_E] + lambda g_L at c with b (that class) = 0 in Mod_{C lambda^2}, as the RREF kernel rows
     (uint8, over Ext at c then at c + (0, 1))."""
     k, cb = ext.unit.source, hb.c

@@ -13,16 +13,16 @@ from functools import cached_property
 
 import numpy as np
 
-from nassau.lifting.chain_map import ChainMap, lift
-from nassau.secondary.e3_page import E3Page, ext_dim
-from nassau.products.ext_class import ExtClass
+from charts.model import BidegreeNS
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
-from nassau.secondary.homotopy import SecondaryHomotopy, d2_matrix
+from nassau.lifting.chain_map import ChainMap, lift
+from nassau.products.ext_class import ExtClass
+from nassau.products.product_lines import vector_text
+from nassau.secondary.e3_page import E3Page, ext_dim
 from nassau.secondary.homomorphism import SecondaryHomomorphism
+from nassau.secondary.homotopy import SecondaryHomotopy, d2_matrix
 from nassau.secondary.lift import SecondaryError
-
-Bidegree = tuple[int, int]  # (n, s)
 
 
 @dataclass
@@ -62,7 +62,7 @@ class ProductLine:
     """[x] [y] = [ext] + lambda lam for y a cycle at b, or [x] lambda y = lambda ext for y = x_(b, i) a class that
     supports a d2 (then `lam` is None)."""
 
-    b: Bidegree
+    b: BidegreeNS
     y: tuple[int, ...]
     ext: tuple[int, ...]
     lam: tuple[int, ...] | None
@@ -73,11 +73,7 @@ class ProductLine:
         return f"[{name}] [{basis_text(self.b, self.y)}] = {vector_text(self.ext)} + λ {vector_text(self.lam)}"
 
 
-def vector_text(v) -> str:
-    return "[" + ", ".join(str(int(x)) for x in v) + "]"
-
-
-def basis_text(b: Bidegree, v) -> str:
+def basis_text(b: BidegreeNS, v) -> str:
     """`x_(n, s, i) + x_(n, s, j)` for the nonzero entries of v."""
     return " + ".join(f"x_({b[0]}, {b[1]}, {i})" for i, x in enumerate(v) if x)
 

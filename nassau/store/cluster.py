@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Self
 
 from nassau.engine.errors import EngineError
-from nassau.engine.resolve import compute, dependencies, resolved_module
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import compute, dependencies, resolved_module
 from nassau.engine.scheduler import JobFailed
 from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
 

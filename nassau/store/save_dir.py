@@ -25,9 +25,9 @@ from algebra.module.loader import module_from_spec
 from algebra.module.spec import ModuleSpec
 from charts.atomic import write_text_atomic
 from fp import field
-from nassau.store import lock as save_lock
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.store import lock as save_lock
 
 FORMAT = 1
 MAGIC = b"NASSAUBD"

@@ -19,11 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
+from algebra.milnor.ppart import trimmed
 from algebra.module.interface import Module
 from charts.atomic import write_text_atomic
-from nassau.lifting.chain_map import ChainMap, lift
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.lifting.chain_map import ChainMap, lift
 from nassau.tools.resolution_text import stem_order
 
 _TERM = re.compile(r"^(\d+) +(\d+) +(\d+) +i((?:\(\d*(?:,\d+)*\))*)\.$")
@@ -143,7 +144,7 @@ def _vector(res: Resolution, path: Path, s: int, t: int, terms: list, below) -> 
                               f"{int(below.gen_degrees[j])}: expected d = {want}, D = dim A_{want} = "
                               f"{basis.dimension(want)}")
         for r in ops:
-            r = _trim(r)
+            r = trimmed(r)
             if basis.degree(r) != d:
                 raise BrunerError(f"{where}: Sq{r} has degree {basis.degree(r)}, not {d}")
             bits[off[j] + basis.index(r)] ^= True
@@ -151,13 +152,6 @@ def _vector(res: Resolution, path: Path, s: int, t: int, terms: list, below) -> 
     for i in np.nonzero(bits)[0]:
         packed[i >> 6] |= np.uint64(1) << np.uint64(i & 63)
     return packed
-
-
-def _trim(r: tuple[int, ...]) -> tuple[int, ...]:
-    r = list(r)
-    while r and r[-1] == 0:
-        r.pop()
-    return tuple(r)
 
 
 def _check_complex(res: Resolution, directory: Path, reach: dict[int, int]) -> None:

@@ -16,15 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from algebra.module.interface import Module
-from algebra.module.spec import ModuleSpec
 from algebra.module.loader import load_module, module_from_spec
-from fp import Subspace, from_bool, to_bool
-from nassau.lifting.chain_map import ChainMap, lift
-from nassau.engine.resolve import resolve
+from algebra.module.spec import ModuleSpec
+from fp import Subspace, from_bool, reduced_with_identity, to_bool
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import resolve
+from nassau.lifting.chain_map import ChainMap, lift
 from nassau.tools.resolution_text import stem_order
-from fp import reduced_with_identity
 
 HEADER = "M({basis element}) = {mahowald_invariant}[ mod {indeterminacy}]"
 

@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from algebra.module.interface import Module
-from algebra.module.spec import ModuleSpec
 from algebra.module.loader import module_from_spec
-from nassau.lifting.chain_map import ChainMap, lift
-from nassau.engine.resolve import UNSTABLE, resolve
+from algebra.module.spec import ModuleSpec
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import UNSTABLE, resolve
+from nassau.lifting.chain_map import ChainMap, lift
 from nassau.store.save_dir import SaveDir
 
 
