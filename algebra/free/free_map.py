@@ -2,8 +2,8 @@
 
 Each generator's image d(g) is kept as a term list (coefficient c, P(S), target generator h), so a matrix
 row P(R) g is the sum of c P(R) P(S) placed in h's block. Vectors and matrices live over the algebra's field:
-packed F2 rows at p = 2 (every c is 1), dense F_p rows at odd p (fp.field). A matrix build turns a whole set of rows into one
-ProductBatch and makes one compiled call, whatever the number of rows or products.
+packed F2 rows at p = 2 (every c is 1), dense F_p rows at odd p (fp.field). A matrix build turns a whole set of rows
+into one ProductBatch and makes one compiled call, whatever the number of rows or products.
 
 A map may lower degrees by a fixed `shift` (F_t -> G_{t - shift}): differentials have shift 0, the maps of
 a lifted chain map the internal degree of the class they lift.

@@ -36,8 +36,8 @@ def start() -> bool:
         # Run from the directory holding this package, so the helper imports the same files (numba keys its
         # cache by source path) and not a checkout that happens to be the working directory.
         subprocess.Popen([sys.executable, "-m", "algebra.milnor.compile_helper"],
-                         cwd=Path(__file__).resolve().parents[2], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
+                         cwd=Path(__file__).resolve().parents[2], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True)
     except OSError:  # no helper: the main process compiles everything, as it would anyway
         return False
     _pending = _Pending()

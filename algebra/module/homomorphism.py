@@ -3,7 +3,8 @@
 Given as images of M's basis elements by name (`x0=x4`, `a=b+c`, `y=0`); unnamed elements go to 0. It is A-linear
 when phi(a m) = a phi(m) for every Milnor basis element a and basis element m, which is checked on the action
 tables of both modules (through a degree for infinite ones). Only then does it lift to a chain map
-(nassau.lifting.chain_map.ChainMap.from_module_map), whose induced map on Ext is the reference's lift_hom between modules.
+(nassau.lifting.chain_map.ChainMap.from_module_map), whose induced map on Ext is the reference's lift_hom between
+modules.
 """
 from __future__ import annotations
 

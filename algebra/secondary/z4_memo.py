@@ -5,8 +5,8 @@ and the same pairs recur for other generators y and other filtrations: the d2 li
 makes 2.07 million such products of 0.61 million distinct pairs, of 3.75 terms each on average. Enumerating the
 Milnor matrices of a product (z4_product, cut at two carries) costs more than reading its kept terms, a hash probe
 and a few additions: that lift took 7.5-8.5 s with them kept against 9.3-10.1 s without.
-Whole tables (every R of a degree at once, as algebra.milnor.product_tables keeps for mod-2 products) were tried: filling
-them cost more than they saved, because most of their rows are never read.
+Whole tables (every R of a degree at once, as algebra.milnor.product_tables keeps for mod-2 products) were tried:
+filling them cost more than they saved, because most of their rows are never read.
 
 Kept like the product tables: shared by a run's threads, appended under a lock and never changed, read without it.
 A pair that is not kept yet is enumerated (the same terms), so a result never depends on what is kept. The key

@@ -123,6 +123,11 @@ def _class_json(c: ExtClass) -> dict[str, Any]:
     return {"n": c.n, "s": c.s, "vector": list(c.vector)}
 
 
+def _head(command: str, mod: Resolved) -> dict[str, Any]:
+    """What every command's JSON opens with: the command, the module, its algorithm and region."""
+    return {"command": command, "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region)}
+
+
 def _region_json(region: Region) -> dict[str, Any]:
     return {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}
 
@@ -137,37 +142,36 @@ def _rows_json(name: str, rows: list[Row], shift: tuple[int, int]) -> list[dict[
 # -- product ----------------------------------------------------------------------------------------------------
 def _product(args: argparse.Namespace) -> dict[str, Any]:
     named = [parse_named_class(text) for text in args.by]
-    mod = resolve_module(args)
-    unit = unit_beside(mod, Region.through([(c.n, c.s) for _, c in named], 0), args.algorithm, args.quiet)
-    for name, c in named:
-        c.check_in(unit.resolution, f"the class {name}")
-    alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
-    reporter = Reporter(0, "products", args.quiet)
-    found, text = [], []
-    for name, c in named:
-        rows = product_rows(alg, c, mod.region)
-        text.extend(lines(name, rows))
-        found.extend(_rows_json(name, rows, (c.n, c.s)))
-    stdout_lines(text)
-    reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {mod.region.describe()}")
-    return {"command": "product", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
-            "by": {name: _class_json(c) for name, c in named}, "rows": found}
+    with resolve_module(args) as mod:
+        unit = unit_beside(mod, Region.through([(c.n, c.s) for _, c in named], 0), args.algorithm, args.quiet)
+        for name, c in named:
+            c.check_in(unit.resolution, f"the class {name}")
+        alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
+        reporter = Reporter(0, "products", args.quiet)
+        found, text = [], []
+        for name, c in named:
+            rows = product_rows(alg, c, mod.region)
+            text.extend(lines(name, rows))
+            found.extend(_rows_json(name, rows, (c.n, c.s)))
+        stdout_lines(text)
+        reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {mod.region.describe()}")
+        return _head("product", mod) | {"by": {name: _class_json(c) for name, c in named}, "rows": found}
 
 
 # -- massey -----------------------------------------------------------------------------------------------------
 def _massey(args: argparse.Namespace) -> dict[str, Any]:
     a, b = parse_class(args.a), parse_class(args.b)
-    mod = resolve_module(args)
-    sn, ss = shift_of(a, b)
-    reach = [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)]
-    unit = unit_beside(mod, Region.through(reach, 0), args.algorithm, args.quiet)
-    alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
-    reporter = Reporter(0, "massey", args.quiet)
-    brackets = massey_products(alg, a, b, mod.region, args.threads)
-    stdout_lines(x.line() for x in brackets)
-    reporter.finish(f"{mod.label}: {len(brackets)} brackets <a, b, x> with nonzero offset through "
-                    f"{mod.region.describe()}")
-    return {"command": "massey", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
+    with resolve_module(args) as mod:
+        sn, ss = shift_of(a, b)
+        reach = [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)]
+        unit = unit_beside(mod, Region.through(reach, 0), args.algorithm, args.quiet)
+        alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
+        reporter = Reporter(0, "massey", args.quiet)
+        brackets = massey_products(alg, a, b, mod.region, args.threads)
+        stdout_lines(x.line() for x in brackets)
+        reporter.finish(f"{mod.label}: {len(brackets)} brackets <a, b, x> with nonzero offset through "
+                        f"{mod.region.describe()}")
+        return _head("massey", mod) | {
             "a": _class_json(a), "b": _class_json(b), "shift": [sn, ss],
             "brackets": [{"x": _class_json(x.c), "bidegree": [x.c.n + sn, x.c.s + ss], "offset": list(x.offset),
                           "indeterminacy": [list(r) for r in x.indeterminacy]} for x in brackets]}
@@ -175,16 +179,15 @@ def _massey(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- Sq^0 --------------------------------------------------------------------------------------------------------
 def _sq0(args: argparse.Namespace) -> dict[str, Any]:
-    mod = resolve_module(args)
-    if not is_unit_module(mod.module):
-        raise UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
-    reporter = Reporter(0, "sq0", args.quiet)
-    rows = sq0_rows(mod.resolution, mod.region, args.threads)
-    stdout_lines(lines("Sq^0", rows))
-    reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {mod.region.describe()}")
-    return {"command": "sq0", "module": mod.label, "algorithm": mod.algorithm, "region": _region_json(mod.region),
-            "rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
-                      "vector": list(r.vector)} for r in rows]}
+    with resolve_module(args) as mod:
+        if not is_unit_module(mod.module):
+            raise UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
+        reporter = Reporter(0, "sq0", args.quiet)
+        rows = sq0_rows(mod.resolution, mod.region, args.threads)
+        stdout_lines(lines("Sq^0", rows))
+        reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {mod.region.describe()}")
+        return _head("sq0", mod) | {"rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
+                                              "vector": list(r.vector)} for r in rows]}
 
 
 # -- Yoneda ------------------------------------------------------------------------------------------------------
@@ -231,20 +234,20 @@ def _steenrod(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- map --------------------------------------------------------------------------------------------------------
 def _map(args: argparse.Namespace) -> dict[str, Any]:
-    source = resolve_module(args)
-    target_module = load_module(args.target)
-    phi = parse_module_map(source.module, target_module, args.degree, args.send, source.region.t_limit)
-    phi.check_linear(source.region.t_limit)
-    t_region = shifted_region(source.region, 0, -args.degree, target_module.min_degree)
-    target = resolve_beside(target_module, t_region, args.algorithm, args.threads, args.quiet)
-    reporter = Reporter(0, "map", args.quiet)
-    f = ChainMap.from_module_map(source.resolution, target.resolution, args.degree, phi.matrix, source.region,
-                                 args.name)
-    lift([f], args.threads)
-    rows = map_rows(f, t_region)
-    stdout_lines(lines(args.name, rows))
-    reporter.finish(f"{source.label} -> {target.label}: {len(rows)} classes mapped through "
-                    f"{source.region.describe()}")
-    return {"command": "map", "source": source.label, "target": target.label, "degree": args.degree,
-            "name": args.name, "region": _region_json(source.region), "target_region": _region_json(t_region),
-            "rows": _rows_json(args.name, rows, (-args.degree, 0))}
+    with resolve_module(args) as source:
+        target_module = load_module(args.target)
+        phi = parse_module_map(source.module, target_module, args.degree, args.send, source.region.t_limit)
+        phi.check_linear(source.region.t_limit)
+        t_region = shifted_region(source.region, 0, -args.degree, target_module.min_degree)
+        target = resolve_beside(target_module, t_region, args.algorithm, args.threads, args.quiet)
+        reporter = Reporter(0, "map", args.quiet)
+        f = ChainMap.from_module_map(source.resolution, target.resolution, args.degree, phi.matrix, source.region,
+                                     args.name)
+        lift([f], args.threads)
+        rows = map_rows(f, t_region)
+        stdout_lines(lines(args.name, rows))
+        reporter.finish(f"{source.label} -> {target.label}: {len(rows)} classes mapped through "
+                        f"{source.region.describe()}")
+        return {"command": "map", "source": source.label, "target": target.label, "degree": args.degree,
+                "name": args.name, "region": _region_json(source.region), "target_region": _region_json(t_region),
+                "rows": _rows_json(args.name, rows, (-args.degree, 0))}

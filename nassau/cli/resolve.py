@@ -136,12 +136,13 @@ def _compute(args: argparse.Namespace) -> int:
                   workers=getattr(args, "workers", None))
     with Reporter(req.size, req.label, args.quiet) as reporter:
         ext = req.run(reporter)
-    if args.command == "products":
-        stdout(filtration_one_text(ext.resolution, ext.region))
-        reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
-        return 0
-    write_outputs(ext, args)
-    stdout(ext.text())
+    with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
+        if args.command == "products":
+            stdout(filtration_one_text(ext.resolution, ext.region))
+            reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
+            return 0
+        write_outputs(ext, args)
+        stdout(ext.text())
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{req.spec.display}: {len(ext.generators)} generators through {ext.region.describe()} "
                     f"({ext.algorithm}, {_executor(args)}{resumed})")

@@ -58,22 +58,22 @@ def run(args: argparse.Namespace) -> int:
     check_secondary(load_module(args.module))
     if (products or massey) and args.algorithm == "auto":
         args.algorithm = "standard"
-    mod = resolve_module(args)
-    h = secondary_homotopy(mod.resolution, mod.region, args.threads, mod.store)
-    if products:
-        result = _products(args, mod, h, products)
-    elif massey:
-        result = _massey(args, mod, h, *massey)
-    else:
-        stdout(d2_lines(h, mod.region))
-        result = {"d2": [{"source": [n, s, j], "target": [n - 1, s + 2], "vector": row}
-                         for (n, s, j), row in d2_entries(h, mod.region)]}
-    if args.json:
-        region = mod.region
-        head = {"module": mod.label, "algorithm": mod.algorithm,
-                "region": {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}}
-        write_text_atomic(args.json, dumps(head | result))
-    return 0
+    with resolve_module(args) as mod:
+        h = secondary_homotopy(mod.resolution, mod.region, args.threads, mod.store)
+        if products:
+            result = _products(args, mod, h, products)
+        elif massey:
+            result = _massey(args, mod, h, *massey)
+        else:
+            stdout(d2_lines(h, mod.region))
+            result = {"d2": [{"source": [n, s, j], "target": [n - 1, s + 2], "vector": row}
+                             for (n, s, j), row in d2_entries(h, mod.region)]}
+        if args.json:
+            region = mod.region
+            head = {"module": mod.label, "algorithm": mod.algorithm,
+                    "region": {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}}
+            write_text_atomic(args.json, dumps(head | result))
+        return 0
 
 
 def _secondary_ext(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy,

@@ -98,9 +98,9 @@ def _resolved(args: argparse.Namespace) -> Resolved:
 
 
 def _dump(args: argparse.Namespace) -> None:
-    mod = _resolved(args)
     text = differentials_text if args.command == "differentials" else TABLES[args.table]
-    stdout(text(mod.resolution, mod.region))
+    with _resolved(args) as mod:
+        stdout(text(mod.resolution, mod.region))
 
 
 def _algebra_dim(args: argparse.Namespace) -> None:

@@ -5,12 +5,12 @@ first (then lowest s), which keeps the low-s chain, the critical path, moving. W
 other jobs while holding a parallel section: a job runs to completion on its worker, and the compiled
 kernels it calls release the GIL, so threads overlap without nesting. The graph alone fixes what each
 job reads, so the results are the same for any number of workers. A worker that finds no ready job helps a
-running one with the pieces it posted (nassau.engine.prefetch): that is how a heavy bidegree on the critical path spreads
-over idle cores.
+running one with the pieces it posted (nassau.engine.prefetch): that is how a heavy bidegree on the critical path
+spreads over idle cores.
 
 The workers after the first start only once some job has run for SHARE_AFTER seconds, not counting what it spent
-loading or compiling kernels (nassau.engine.compile_time): a run of small jobs is Python work under one lock (the GIL), and
-there a second thread only adds contention (S_2 through stem 40, kernels loaded: 0.21 s of CPU on one thread,
+loading or compiling kernels (nassau.engine.compile_time): a run of small jobs is Python work under one lock (the GIL),
+and there a second thread only adds contention (S_2 through stem 40, kernels loaded: 0.21 s of CPU on one thread,
 0.36 s on two).
 """
 from __future__ import annotations

@@ -12,8 +12,8 @@ f_{s-1} on the rows d x uses, then one preimage call for all maps together: a qu
 output bidegree however many maps pass through it. Readouts (`hom_k`) are coefficients of generators, which do
 not depend on which preimages were chosen (REFERENCE-PRODUCTS 1.5).
 
-Subclasses reuse all of this: a null-homotopy adds a term to the cycles (nassau.lifting.chain_homotopy), the map into the
-doubled complex behind Sq^0 changes the degree map t -> t / 2 and its jobs (nassau.products.sq0).
+Subclasses reuse all of this: a null-homotopy adds a term to the cycles (nassau.lifting.chain_homotopy), the map into
+the doubled complex behind Sq^0 changes the degree map t -> t / 2 and its jobs (nassau.products.sq0).
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ t - t_h - 1, zero at s = s_h, with
 So h is a chain map of shift (s_h, t_h + 1) whose cycles carry the A-terms (the "intermediate"): the lifting
 engine of nassau.lifting.chain_map lifts it, one preimage call per output bidegree. A subclass names its composite
 (`composite_terms`), its further terms (`extra_terms`) and what must be lifted before a bidegree can be
-(`inputs_ready`); lift the maps it reads first. The resolution's own lift (nassau.secondary.homotopy) gives d2, the lift of
-a product map (nassau.secondary.homomorphism) secondary products, the lift of a null-homotopy
+(`inputs_ready`); lift the maps it reads first. The resolution's own lift (nassau.secondary.homotopy) gives d2, the lift
+of a product map (nassau.secondary.homomorphism) secondary products, the lift of a null-homotopy
 (nassau.secondary.massey) secondary Massey products.
 
 Composites of a bidegree are three compiled calls (Z/4 parts, Y-parts, sums per generator); the A-terms of many

@@ -1,8 +1,8 @@
 """One cluster client per save directory: `DIR/nassau.lock`, held with flock(2) while the client runs.
 
 Two clients sending jobs for one directory would each load the other's files halfway and schedule the same
-bidegrees twice, so the second is refused (nassau.store.save_dir says so). The kernel drops a flock when its holder dies,
-even by SIGKILL, so a killed client never leaves a stale lock: the next one takes it and resumes. The file itself
+bidegrees twice, so the second is refused (nassau.store.save_dir says so). The kernel drops a flock when its holder
+dies, even by SIGKILL, so a killed client never leaves a stale lock: the next one takes it and resumes. The file itself
 stays (deleting a lock file races with the next holder) and names its last holder for the refusal's message. flock
 works on local filesystems and on NFSv4 (Linux maps it to a byte-range lock there).
 """
