@@ -426,6 +426,8 @@ class ProductTables:
         self._ranks_used = 0
         #: Tables made, and batches that made some (a test hook).
         self.counts = {"tables": 0, "filled_batches": 0}
+        #: What this object filled since `shared` was last called, kept once `share` is called (else None).
+        self._outbox: list[tuple] | None = None
 
     @property
     def nbytes(self) -> int:
@@ -499,17 +501,44 @@ class ProductTables:
             self._filling.update(zip(new_s.tolist(), new_n.tolist()))
             return new_s, new_n
 
-    def _add(self, new_s, new_n, row_start, res_start, row_off, ranks) -> None:
+    # -- tables filled by another process (nassau.engine.processes): each worker hands on what it fills ----------
+    def share(self) -> None:
+        """From now on keep what this object fills, for `shared` to hand on."""
+        with self._lock:
+            self._outbox = []
+
+    def shared(self) -> list[tuple]:
+        """The tables filled here since the last call (as `receive` takes them); nothing before `share`."""
+        with self._lock:
+            if self._outbox is None:
+                return []
+            out, self._outbox = self._outbox, []
+        return out
+
+    def receive(self, filled: list[tuple]) -> None:
+        """Add tables another copy of this basis filled (as `shared` gave them), but those held or being filled
+        here: the same tables this object would fill itself, so results do not change, only the work."""
+        for new_s, new_n, *made in filled:
+            with self._lock:
+                snap = self._snap
+                absent = _tables_of(snap.keys, snap.ntables, new_s, new_n) == -1
+                absent &= np.array([key not in self._filling for key in zip(new_s.tolist(), new_n.tolist())],
+                                   dtype=bool)
+            keep = np.nonzero(absent)[0]
+            if len(keep):
+                self._add(new_s[keep], new_n[keep], *_subset(keep, *made), publish=False)
+
+    def _add(self, new_s, new_n, row_start, res_start, row_off, ranks, publish: bool = True) -> None:
         """Publish new tables: their data first, then their keys, then the snapshot naming them. A table of
-        max_terms terms or more only has its key marked NOT_KEPT."""
+        max_terms terms or more only has its key marked NOT_KEPT. publish: hand them on (`shared`) too."""
+        if publish and self._outbox is not None:
+            with self._lock:
+                self._outbox.append((new_s, new_n, row_start, res_start, row_off, ranks))
         sizes = np.diff(res_start)
         large = sizes >= self.max_terms
         if large.any():
             keep = np.nonzero(~large)[0]
-            row_off = np.concatenate([row_off[row_start[k]:row_start[k + 1]] for k in keep] or [row_off[:0]])
-            ranks = np.concatenate([ranks[res_start[k]:res_start[k + 1]] for k in keep] or [ranks[:0]])
-            row_start = np.concatenate([[0], np.cumsum(np.diff(row_start)[keep])]).astype(np.int64)
-            res_start = np.concatenate([[0], np.cumsum(sizes[keep])]).astype(np.int64)
+            row_start, res_start, row_off, ranks = _subset(keep, row_start, res_start, row_off, ranks)
             marked_s, marked_n = new_s[large], new_n[large]
             new_s, new_n = new_s[keep], new_n[keep]
         with self._lock:
@@ -537,6 +566,15 @@ class ProductTables:
             self.counts["tables"] += len(new_s)
             self.counts["filled_batches"] += 1
             self._snap = Snapshot(keys, first + len(new_s), snap.tab_rows, snap.tab_res, snap.row_off, snap.ranks)
+
+
+def _subset(keep, row_start, res_start, row_off, ranks):
+    """The tables `keep` (indices) of filled tables given as _fill returns them, renumbered from 0."""
+    row_off = np.concatenate([row_off[row_start[k]:row_start[k + 1]] for k in keep] or [row_off[:0]])
+    ranks = np.concatenate([ranks[res_start[k]:res_start[k + 1]] for k in keep] or [ranks[:0]])
+    row_start = np.concatenate([[0], np.cumsum(np.diff(row_start)[keep])]).astype(np.int64)
+    res_start = np.concatenate([[0], np.cumsum(np.diff(res_start)[keep])]).astype(np.int64)
+    return row_start, res_start, row_off, ranks
 
 
 def _storage(budget: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

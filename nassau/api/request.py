@@ -47,7 +47,8 @@ def cores() -> int:
 class Request:
     """A checked computation, nothing computed yet: the module, its region, the algorithm and the save directory
     (opened: a directory made for something else, or in use by a cluster run, is refused here, before any work);
-    the jobs run on threads, or on the Dask scheduler at `cluster`, or on a local cluster of `workers` processes."""
+    the jobs run on `threads` threads (or processes, nassau.engine.processes), or on the Dask scheduler at
+    `cluster`, or on a local cluster of `workers` processes."""
 
     spec: ModuleSpec
     module: Module
@@ -60,6 +61,7 @@ class Request:
     page: int = 2
     cluster: str | None = None
     workers: int | None = None
+    processes: bool = False
 
     @property
     def label(self) -> str:
@@ -76,7 +78,7 @@ class Request:
         while it runs and releases it at the end; a threaded run keeps it open until `Resolved.close`."""
         if self.cluster is None and self.workers is None:
             return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
-                                spec=self.spec, bar=bar, quiet=quiet)
+                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes)
         assert self.store is not None, "request() gives a cluster run a save directory"
         own = bar is None
         if bar is None:
@@ -107,13 +109,15 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
             page: int = 2, cluster: str | None = None, workers: int | None = None,
-            over_module: bool = False) -> Request:
+            over_module: bool = False, processes: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
     itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm."""
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
     _check_cluster(cluster, workers, save_dir)
+    if processes and (cluster is not None or workers is not None):
+        raise EngineError("processes run the jobs on this machine; a cluster runs them on its own workers: not both")
     spec = read_spec(module)
     mod = module_from_spec(spec)
     if unstable and (algorithm != "auto" or products):
@@ -135,7 +139,7 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
-                   cluster, workers)
+                   cluster, workers, processes)
 
 
 def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
@@ -153,7 +157,8 @@ def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -
 def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False,
-            d2: bool = False, page: int = 2, cluster: str | None = None, workers: int | None = None) -> Ext:
+            d2: bool = False, page: int = 2, cluster: str | None = None, workers: int | None = None,
+            processes: bool = False) -> Ext:
     """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
 
     algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
@@ -161,11 +166,14 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
     and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
     unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only);
     d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2;
-    cluster: the address of a Dask scheduler to run the jobs on, or workers: a number of local worker processes
-    (either needs save_dir, on a filesystem the client and every worker share).
+    processes: the `threads` workers are processes of this machine, each with a copy of the resolution (Linux: they
+    are forks), which the interpreter lock does not serialise; cluster: the address of a Dask scheduler to run the
+    jobs on, or workers: a number of local Dask worker processes (either needs save_dir, on a filesystem the client
+    and every worker share).
     """
     req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
-                  save_dir=save_dir, unstable=unstable, d2=d2, page=page, cluster=cluster, workers=workers)
+                  save_dir=save_dir, unstable=unstable, d2=d2, page=page, cluster=cluster, workers=workers,
+                  processes=processes)
     bar = NotebookBar(req.size, req.label) if progress and in_notebook() else Reporter(req.size, req.label,
                                                                                        not progress)
     with bar:

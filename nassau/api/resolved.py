@@ -65,7 +65,8 @@ class Resolved:
 
 
 def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int = 1, store: SaveDir | None = None,
-                 spec: ModuleSpec | None = None, bar: Progress | None = None, quiet: bool = True) -> Resolved:
+                 spec: ModuleSpec | None = None, bar: Progress | None = None, quiet: bool = True,
+                 processes: bool = False) -> Resolved:
     """Resolve `module` over `region` by `algorithm` (chosen already), resuming from and saving to `store`.
 
     Progress goes to `bar` when one is given (the caller finishes it), else to a bar of this call's own that ends in
@@ -76,7 +77,7 @@ def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int
     if bar is None:
         bar = Reporter(len(region.bidegrees()), f"{label} ({algorithm})", quiet)
     try:
-        res = resolve(module, region, algorithm, threads, store, on_done=bar.advance)
+        res = resolve(module, region, algorithm, threads, store, on_done=bar.advance, processes=processes)
     except BaseException:
         if own:
             bar.abort()

@@ -48,6 +48,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--workers", type=int, metavar="N",
                        help="run the jobs on a local Dask cluster of N worker processes instead of threads; needs "
                             "--save-dir")
+    where.add_argument("--processes", action="store_true",
+                       help="run the K workers of --threads as processes of this machine, each with a copy of the "
+                            "resolution (no shared interpreter lock; large runs on several cores)")
     _chart_files(res)
     chart_products_arg(res)
     _page_args(res)
@@ -133,7 +136,7 @@ def _compute(args: argparse.Namespace) -> int:
                   threads=args.threads, products=getattr(args, "products", None), save_dir=args.save_dir,
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
-                  workers=getattr(args, "workers", None))
+                  workers=getattr(args, "workers", None), processes=getattr(args, "processes", False))
     with Reporter(req.size, req.label, args.quiet) as reporter:
         ext = req.run(reporter)
     with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
@@ -154,6 +157,8 @@ def _executor(args: argparse.Namespace) -> str:
         return f"the Dask cluster at {args.cluster}"
     if getattr(args, "workers", None):
         return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
+    if getattr(args, "processes", False) and args.threads > 1:
+        return f"{args.threads} processes"
     return f"{args.threads} thread{'s' if args.threads > 1 else ''}"
 
 

@@ -14,6 +14,7 @@ object, by the method of the algorithm that made it (Nassau's signature blocks f
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -24,6 +25,21 @@ from algebra.unstable.basis import UnstableBasis
 from algebra.unstable.free_module import UnstableFreeModule
 from fp import Subspace, field
 from nassau.engine.preimages import Preimages
+
+
+@dataclass(frozen=True)
+class Added:
+    """What one bidegree (s, t) added to a resolution, as another copy of it adds the same: the rows of the new
+    generators' images (packed over F_{s-1}(t)'s first target_ngens generators, ncols columns, in the field's
+    storage; at s = 0 their augmentations over M_t) and how many there are. The save directory writes this, a worker
+    process sends it."""
+
+    s: int
+    t: int
+    count: int
+    ncols: int
+    target_ngens: int
+    rows: np.ndarray
 
 
 class Resolution:
@@ -101,6 +117,37 @@ class Resolution:
                 self.differential(s).add_outputs(t, outputs, target_ngens)
         with self._lock:
             self.new_gens[(s, t)] = len(outputs)
+
+    def added(self, s: int, t: int) -> Added:
+        """What (s, t) added (it must be done)."""
+        fs = self.free(s)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        if s == 0:
+            ncols = self.module.dimension(t)
+            eps = np.array(self.augmentation[first:last], dtype=np.int64).reshape(last - first, ncols)
+            return Added(0, t, last - first, ncols, 0, self.field.from_ints(eps))
+        d = self.differential(s)
+        outs = [d.output(g) for g in range(first, last)]
+        ngens = outs[0][1] if outs else 0
+        ncols = self.free(s - 1).dimension(t, ngens) if outs else 0
+        rows = np.array([v for v, _ in outs], dtype=self.field.dtype).reshape(len(outs), self.field.storage(ncols))
+        return Added(s, t, last - first, ncols, ngens, rows)
+
+    def fits(self, added: Added) -> bool:
+        """Whether the generators below that its images name are here already."""
+        return added.s == 0 or added.target_ngens <= self.free(added.s - 1).num_gens
+
+    def add(self, added: Added) -> None:
+        """Add what another copy's (s, t) added; ValueError if it does not match what is here."""
+        s, t = added.s, added.t
+        if s == 0:
+            if added.ncols != self.module.dimension(t):
+                raise ValueError("augmentation width does not match the module")
+            self.add_generators(0, t, self.field.to_ints(added.rows, added.ncols).astype(np.uint8))
+            return
+        if added.count and self.free(s - 1).dimension(t, added.target_ngens) != added.ncols:
+            raise ValueError("differential width does not match the saved generators below it")
+        self.add_generators(s, t, added.rows, added.target_ngens)
 
     def set_kernel(self, s: int, t: int, kernel: Subspace) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ from gpu import trace
 from nassau.engine.cofiber import CofiberSpec, Truncation, share_below
 from nassau.engine.errors import EngineError
 from nassau.engine.nassau_step import nassau_qualifies, step_nassau
+from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.scheduler import run_jobs
@@ -114,11 +115,12 @@ def step(res: Resolution, algorithm: str, s: int, t: int, keep: bool = True) -> 
 
 def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,
             store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
-            res: Resolution | None = None, executor: Executor | None = None) -> Resolution:
+            res: Resolution | None = None, executor: Executor | None = None, processes: bool = False) -> Resolution:
     """Compute every bidegree of the region not already present; returns the resolution. An unstable run first
     checks that the module is unstable through the region (ModuleError names what breaks it).
 
-    With an executor the jobs run there, writing into the store, and the resolution returned is loaded from it."""
+    processes: the `threads` workers are processes of this machine (nassau.engine.processes), not threads. With
+    an executor the jobs run there, writing into the store, and the resolution returned is loaded from it."""
     if executor is not None:
         check_executor(module, region, algorithm)
     cofiber = None if algorithm == UNSTABLE else CofiberSpec.read(module)
@@ -133,7 +135,17 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
         store.load_into(res)
 
     jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
-    if executor is None:
+    if executor is None and processes and threads > 1:
+
+        def done(s: int, t: int) -> None:  # here, once a worker's result is added to res
+            if store is not None:
+                store.save(res, s, t)
+            if on_done is not None:
+                on_done(s, t)
+
+        run_processes(res, jobs, dependencies(algorithm), lambda s, t: compute(res, region, algorithm, s, t), threads,
+                      done)
+    elif executor is None:
         run_jobs(jobs, dependencies(algorithm), lambda s, t: compute(res, region, algorithm, s, t, store), threads,
                  on_done)
     elif jobs:

@@ -50,15 +50,37 @@ def _graph(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[Bideg
     return waiting, successors, ready
 
 
+class JobGraph:
+    """The jobs left, what each waits on, and those ready now: popped lowest t first, then lowest s. Shared by the
+    threads here and the worker processes of nassau.engine.processes."""
+
+    def __init__(self, jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]]) -> None:
+        self.waiting, self.successors, self.ready = _graph(jobs, deps)
+        self.left = len(self.waiting)
+
+    def pop(self) -> BidegreeST:
+        t, s = heapq.heappop(self.ready)
+        return s, t
+
+    def finish(self, job: BidegreeST) -> None:
+        """The job is done: its successors wait on one job less."""
+        self.left -= 1
+        for nxt in self.successors.pop(job):
+            self.waiting[nxt] -= 1
+            if self.waiting[nxt] == 0:
+                del self.waiting[nxt]
+                heapq.heappush(self.ready, (nxt[1], nxt[0]))
+
+
 def run_jobs(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]],
              work: Callable[[int, int], None], threads: int = 1,
              on_done: Callable[[int, int], None] | None = None) -> None:
     """Run work(s, t) for every job, each after its dependencies (those in `jobs`) have finished."""
-    waiting, successors, ready = _graph(jobs, deps)
-    if not waiting:
+    graph = JobGraph(jobs, deps)
+    if not graph.left:
         return
     cond = threading.Condition()
-    state = {"left": len(waiting), "error": None, "running": 0}
+    state = {"error": None, "running": 0}
     finished = threading.Event()  # what the calling thread waits on: set when every job is done, or on an error
     # What runs: since when, on which thread, and that thread's compile time then (to start the other workers).
     running_since: dict[BidegreeST, tuple[float, int, float]] = {}
@@ -85,7 +107,7 @@ def run_jobs(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[Bid
         while True:
             helping = False
             with cond:
-                while not ready and state["left"] and state["error"] is None:
+                while not graph.ready and graph.left and state["error"] is None:
                     if not state["running"]:  # nothing runs that could make a job ready: a cycle
                         state["error"] = RuntimeError("scheduler stalled: a job waits on a dependency that never runs")
                         break
@@ -93,12 +115,12 @@ def run_jobs(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[Bid
                         helping = True
                         break
                     cond.wait()
-                if state["error"] is not None or not state["left"]:
+                if state["error"] is not None or not graph.left:
                     cond.notify_all()
                     finished.set()
                     return
                 if not helping:
-                    t, s = heapq.heappop(ready)
+                    s, t = graph.pop()
                     state["running"] += 1
                     me = threading.get_ident()
                     running_since[(s, t)] = (time.monotonic(), me, compile_time.spent(me))
@@ -118,13 +140,8 @@ def run_jobs(jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[Bid
                 return
             with cond:
                 state["running"] -= 1
-                state["left"] -= 1
                 del running_since[(s, t)]
-                for nxt in successors.pop((s, t)):
-                    waiting[nxt] -= 1
-                    if waiting[nxt] == 0:
-                        del waiting[nxt]
-                        heapq.heappush(ready, (nxt[1], nxt[0]))
+                graph.finish((s, t))
                 cond.notify_all()
 
     if threads <= 1:

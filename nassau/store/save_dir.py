@@ -26,7 +26,7 @@ from algebra.module.spec import ModuleSpec
 from charts.atomic import write_text_atomic
 from fp import field
 from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
+from nassau.engine.resolution import Added, Resolution
 from nassau.store import lock as save_lock
 
 FORMAT = 1
@@ -128,20 +128,10 @@ class SaveDir:
     def save(self, res: Resolution, s: int, t: int) -> None:
         """Write (s, t)'s new generators and their differentials."""
         self._create()
-        fs = res.free(s)
-        first, last = fs.gens_below(t), fs.gens_below(t + 1)
-        if s == 0:
-            ncols, ngens = res.module.dimension(t), 0
-            rows = self.field.from_ints(np.array(res.augmentation[first:last], dtype=np.int64).reshape(last - first,
-                                                                                                       ncols))
-        else:
-            d = res.differential(s)
-            outs = [d.output(g) for g in range(first, last)]
-            ngens = outs[0][1] if outs else 0
-            ncols = res.free(s - 1).dimension(t, ngens) if outs else 0
-            rows = np.array([v for v, _ in outs], dtype=self.field.dtype).reshape(len(outs), self.field.storage(ncols))
-        header = dict(self._identity(), s=s, t=t, count=last - first, ncols=ncols, target_ngens=ngens)
-        self._write(self._file(s, t), header, rows)
+        added = res.added(s, t)
+        header = dict(self._identity(), s=s, t=t, count=added.count, ncols=added.ncols,
+                      target_ngens=added.target_ngens)
+        self._write(self._file(s, t), header, added.rows)
 
     def _write(self, path: Path, header: dict, rows: np.ndarray) -> None:
         head = json.dumps(header, sort_keys=True).encode()
@@ -250,30 +240,16 @@ class SaveDir:
             path = self._file(s, t)
             try:
                 header, rows = self._read(path, s, t)
-                if not self._fits(res, s, t, header):
+                added = Added(s, t, int(header["count"]), int(header["ncols"]), int(header["target_ngens"]), rows)
+                if not res.fits(added):
                     continue
-                self._apply(res, s, t, header, rows)
+                res.add(added)
             except (ValueError, KeyError, OSError) as exc:
                 self._quarantine(path, str(exc))
                 continue
             loaded += 1
         self.loaded += loaded
         return loaded
-
-    def _fits(self, res: Resolution, s: int, t: int, header: dict) -> bool:
-        """Whether the generators its differentials name are loaded (else it waits to be recomputed)."""
-        return s == 0 or int(header["target_ngens"]) <= res.free(s - 1).num_gens
-
-    def _apply(self, res: Resolution, s: int, t: int, header: dict, rows: np.ndarray) -> None:
-        count, ncols, ngens = int(header["count"]), int(header["ncols"]), int(header["target_ngens"])
-        if s == 0:
-            if ncols != res.module.dimension(t):
-                raise ValueError("augmentation width does not match the module")
-            res.add_generators(0, t, self.field.to_ints(rows, ncols).astype(np.uint8))
-            return
-        if count and res.free(s - 1).dimension(t, ngens) != ncols:
-            raise ValueError("differential width does not match the saved generators below it")
-        res.add_generators(s, t, rows, ngens)
 
     def close(self) -> None:
         """Stop writing: delete half-written files and refuse new ones (Ctrl-C leaves workers mid-write); give

@@ -1,0 +1,98 @@
+"""One thread against K threads against K worker processes, on whole CLI runs of one resolution.
+
+    python benchmarks/bench_workers.py --stem 90 --max-s 48 --workers 2 --repeat 3
+    python benchmarks/bench_workers.py --stem 120 --max-s 63 --workers 2 --repeat 3
+
+Each round runs `python -m nassau resolve MODULE --stem N --max-s S --quiet` three ways, one after another in a
+rotating order: `--threads 1`, `--threads K`, `--threads K --processes`; every run is a fresh process after one
+warm-up run (kernels cached), and every run's chart must be the same bytes. Reported per way: wall seconds (min,
+median, max), the peak resident memory of the whole process tree (sampled every 0.2 s: the coordinator and its
+workers together), and the speed-up over one thread (the median of the rounds' ratios, and their spread).
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_resolve import machine  # noqa: E402
+
+
+def tree_rss_mib(pid: int) -> float:
+    """Resident MiB of a process and its children (one level: the workers)."""
+    pids = [pid]
+    try:
+        pids += [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        pass
+    total = 0
+    for p in pids:
+        try:
+            for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def run(cmd: list[str]) -> tuple[float, float, bytes]:
+    """(wall s, peak tree RSS MiB, stdout) of one run."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
+    peak = 0.0
+    chunks = []
+    while proc.poll() is None:
+        peak = max(peak, tree_rss_mib(proc.pid))
+        time.sleep(0.2)
+    chunks.append(proc.stdout.read())
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"run failed ({proc.returncode}): {' '.join(cmd)}")
+    return wall, peak, b"".join(chunks)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--module", default="S_2")
+    ap.add_argument("--stem", type=int, required=True)
+    ap.add_argument("--max-s", type=int, required=True)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    base = [sys.executable, "-m", "nassau", "resolve", args.module, "--stem", str(args.stem), "--max-s",
+            str(args.max_s), "--quiet"]
+    ways = {"1 thread": ["--threads", "1"], f"{args.workers} threads": ["--threads", str(args.workers)],
+            f"{args.workers} processes": ["--threads", str(args.workers), "--processes"]}
+    print(f"machine: {machine()}; {args.module} through stem {args.stem}, s <= {args.max_s}; {args.repeat} rounds",
+          flush=True)
+    run(base + ["--threads", "1"])  # warm-up: kernels cached
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
+    chart = None
+    names = list(ways)
+    for r in range(args.repeat):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            wall, peak, out = run(base + ways[name])
+            if chart is None:
+                chart = out
+            elif out != chart:
+                raise SystemExit(f"round {r}: {name} printed another chart")
+            results[name].append((wall, peak))
+            print(f"round {r}: {name}: {wall:.2f} s, {peak:.0f} MiB", flush=True)
+    one = [w for w, _ in results["1 thread"]]
+    print("\n| way | wall s (min / median / max) | speed-up over 1 thread (median, spread) | peak MiB |")
+    print("| --- | --- | --- | --- |")
+    for name, rows in results.items():
+        walls = [w for w, _ in rows]
+        ratios = [a / b for a, b in zip(one, walls, strict=True)]
+        print(f"| {name} | {min(walls):.2f} / {statistics.median(walls):.2f} / {max(walls):.2f} | "
+              f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+              f"{max(p for _, p in rows):.0f} |")
+
+
+if __name__ == "__main__":
+    main()

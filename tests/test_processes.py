@@ -1,0 +1,149 @@
+"""Bidegree jobs on worker processes (nassau.engine.processes): the same resolution as one thread, bit for bit, for
+both algorithms and a resumed run; a job's failure or a dead worker end the run with its cause; product tables one
+worker fills reach the others; Ctrl-C stops the workers and keeps the save directory."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from algebra.module.loader import load_module
+from nassau.engine.processes import run_processes
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.engine.resolve import dependencies, resolve
+from nassau.engine.scheduler import JobFailed
+from tests.helpers import run_cli
+
+
+def everything(res: Resolution, region: Region) -> dict:
+    """Every bidegree's new generators and their images, as bytes."""
+    out = {}
+    for s, t in region.bidegrees():
+        added = res.added(s, t)
+        out[(s, t)] = (added.count, added.ncols, added.target_ngens, added.rows.tobytes())
+    return out
+
+
+@pytest.mark.parametrize("module,algorithm,stem,max_s", [("S_2", "nassau", 36, 14), ("C2", "standard", 24, 8),
+                                                         ("S_3", "standard", 60, 8)])
+def test_processes_give_the_one_thread_resolution_bit_for_bit(module: str, algorithm: str, stem: int,
+                                                              max_s: int) -> None:
+    m = load_module(module)
+    region = Region(max_s=max_s, min_degree=m.min_degree, max_stem=stem)
+    one = resolve(m, region, algorithm, 1)
+    done: list[tuple[int, int]] = []
+    many = resolve(m, region, algorithm, 3, on_done=lambda s, t: done.append((s, t)), processes=True)
+    assert everything(many, region) == everything(one, region)
+    assert sorted(done) == sorted(region.bidegrees())  # each reported once, here, after it was added
+
+
+def test_a_run_on_processes_resumes_a_save_directory_and_saves_the_same_files(tmp_path: Path) -> None:
+    save = tmp_path / "save"
+    first = run_cli("resolve", "S_2", "--stem", "20", "--max-s", "8", "--save-dir", str(save), "--quiet")
+    more = run_cli("resolve", "S_2", "--stem", "32", "--max-s", "8", "--save-dir", str(save), "--threads", "2",
+                   "--processes")
+    fresh = run_cli("resolve", "S_2", "--stem", "32", "--max-s", "8", "--save-dir", str(tmp_path / "fresh"),
+                    "--quiet")
+    assert first.returncode == more.returncode == fresh.returncode == 0, more.stderr
+    assert more.stdout == fresh.stdout and b"2 processes" in more.stderr and b"bidegrees loaded" in more.stderr
+    files = {p.name: p.read_bytes() for p in (save / "bidegrees").iterdir()}
+    assert files == {p.name: p.read_bytes() for p in (tmp_path / "fresh" / "bidegrees").iterdir()}
+
+
+def _run(work, jobs, region, res) -> None:
+    run_processes(res, jobs, dependencies("standard"), work, 2)
+
+
+def test_a_failing_job_ends_the_run_with_its_error() -> None:
+    m = load_module("S_2")
+    region = Region(max_s=4, min_degree=0, max_stem=10)
+    res = Resolution(m)
+    res.algebra.extend(region.t_limit + 1)
+    from nassau.engine.standard import step_standard
+
+    def work(s: int, t: int) -> None:
+        if (s, t) == (2, 6):
+            raise ValueError("no such class")
+        step_standard(res, s, t)
+
+    with pytest.raises(JobFailed, match="no such class") as caught:
+        _run(work, region.bidegrees(), region, res)
+    assert isinstance(caught.value.__cause__, ValueError)
+    assert not res.is_done(2, 6) and res.is_done(2, 5)
+
+
+def test_a_dead_worker_ends_the_run() -> None:
+    m = load_module("S_2")
+    region = Region(max_s=3, min_degree=0, max_stem=8)
+    res = Resolution(m)
+    res.algebra.extend(region.t_limit + 1)
+    from nassau.engine.standard import step_standard
+
+    def work(s: int, t: int) -> None:
+        if (s, t) == (1, 5):
+            os._exit(9)
+        step_standard(res, s, t)
+
+    with pytest.raises(JobFailed, match=r"worker running \(n=4, s=1\) died"):
+        _run(work, region.bidegrees(), region, res)
+
+
+def test_product_tables_filled_in_one_process_are_received_in_another(rng: np.random.Generator) -> None:
+    """share/shared/receive, the hand-over between workers: B receives what A filled, then makes no table for
+    the same batch, and its products are the same bits as A's and as without tables."""
+    from algebra.milnor.products import run_batch
+    from tests.test_algebra_products import random_batch
+    from tests.test_product_tables import fresh
+
+    a, b, direct = fresh("A", 1 << 30), fresh("A", 1 << 30), fresh("A", 0)
+    batch, ncols = random_batch(rng, a, rows=120, lists=12, top=40)
+    tables_a, tables_b = a._product_tables, b._product_tables
+    tables_a.share()
+    outs = []
+    for basis in (a, direct):
+        out = np.zeros((120, (ncols + 63) // 64), dtype=np.uint64)
+        run_batch(out, batch, basis)
+        outs.append(out)
+    filled = tables_a.shared()
+    assert filled and tables_a.counts["tables"] > 0 and tables_a.shared() == []
+    tables_b.receive(filled)
+    assert tables_b.counts["tables"] == tables_a.counts["tables"]
+    before = tables_b.counts["filled_batches"]
+    out_b = np.zeros_like(outs[0])
+    run_batch(out_b, batch, b)
+    assert tables_b.counts["filled_batches"] == before  # nothing left to fill
+    assert np.array_equal(out_b, outs[0]) and np.array_equal(outs[0], outs[1])
+    tables_b.receive(filled)  # twice: the tables it holds are skipped
+    assert tables_b.counts["tables"] == tables_a.counts["tables"]
+
+
+def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path) -> None:
+    save = tmp_path / "save"
+    proc = subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", "70", "--threads", "2",
+                             "--processes", "--save-dir", str(save)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and len(list(save.glob("bidegrees/*.bin"))) < 40:
+        time.sleep(0.01)
+    children = _children(proc.pid)
+    assert len(children) == 2, children
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert b"Traceback" not in err and b"interrupted" in err
+    assert not [p for p in (save / "bidegrees").iterdir() if ".tmp" in p.name]
+    deadline = time.time() + 10
+    while time.time() < deadline and any(Path(f"/proc/{pid}").exists() for pid in children):
+        time.sleep(0.05)
+    assert not any(Path(f"/proc/{pid}").exists() for pid in children), "a worker outlived the run"
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
