@@ -57,42 +57,35 @@ def test_a_run_on_processes_resumes_a_save_directory_and_saves_the_same_files(tm
     assert files == {p.name: p.read_bytes() for p in (tmp_path / "fresh" / "bidegrees").iterdir()}
 
 
-def _run(work, jobs, region, res) -> None:
-    run_processes(res, jobs, dependencies("standard"), work, 2)
+def _run_failing(at: tuple[int, int], fail) -> Resolution:
+    """S_2 through stem 10, s <= 4, by standard steps on two worker processes, fail() called in place of job `at`."""
+    from nassau.engine.standard import step_standard
+
+    region = Region(max_s=4, min_degree=0, max_stem=10)
+    res = Resolution(load_module("S_2"))
+    res.algebra.extend(region.t_limit + 1)
+
+    def work(s: int, t: int) -> None:
+        if (s, t) == at:
+            fail()
+        step_standard(res, s, t)
+
+    run_processes(res, region.bidegrees(), dependencies("standard"), work, 2)
+    return res
 
 
 def test_a_failing_job_ends_the_run_with_its_error() -> None:
-    m = load_module("S_2")
-    region = Region(max_s=4, min_degree=0, max_stem=10)
-    res = Resolution(m)
-    res.algebra.extend(region.t_limit + 1)
-    from nassau.engine.standard import step_standard
-
-    def work(s: int, t: int) -> None:
-        if (s, t) == (2, 6):
-            raise ValueError("no such class")
-        step_standard(res, s, t)
+    def fail() -> None:
+        raise ValueError("no such class")
 
     with pytest.raises(JobFailed, match="no such class") as caught:
-        _run(work, region.bidegrees(), region, res)
+        _run_failing((2, 6), fail)
     assert isinstance(caught.value.__cause__, ValueError)
-    assert not res.is_done(2, 6) and res.is_done(2, 5)
 
 
 def test_a_dead_worker_ends_the_run() -> None:
-    m = load_module("S_2")
-    region = Region(max_s=3, min_degree=0, max_stem=8)
-    res = Resolution(m)
-    res.algebra.extend(region.t_limit + 1)
-    from nassau.engine.standard import step_standard
-
-    def work(s: int, t: int) -> None:
-        if (s, t) == (1, 5):
-            os._exit(9)
-        step_standard(res, s, t)
-
     with pytest.raises(JobFailed, match=r"worker running \(n=4, s=1\) died"):
-        _run(work, region.bidegrees(), region, res)
+        _run_failing((1, 5), lambda: os._exit(9))
 
 
 def test_product_tables_filled_in_one_process_are_received_in_another(rng: np.random.Generator) -> None:
