@@ -212,3 +212,38 @@ def test_a_save_directory_written_before_the_subpackages_still_loads(tmp_path: P
     assert b"55 bidegrees loaded" in resumed.stderr
     assert (tmp_path / "resumed.json").read_bytes() == (tmp_path / "fresh.json").read_bytes()
     assert {p.name: p.read_bytes() for p in save.rglob("*.bin")} == before
+
+
+def test_ctrl_c_right_after_a_temporary_file_is_opened_leaves_no_file(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C lands after a system call returns: if it lands just after the temporary file's open, close() must still
+    find that file and delete it (a run on worker processes left one behind once, when it was tracked after the
+    open)."""
+    import builtins
+
+    from algebra.module.loader import load_module
+    from algebra.module.spec import read_spec
+    from nassau.engine.region import Region
+    from nassau.engine.resolve import resolve
+    from nassau.store import save_dir
+
+    spec = read_spec("S_2")
+    module = load_module("S_2")
+    region = Region(max_s=2, min_degree=0, max_stem=4)
+    res = resolve(module, region, "standard", 1)
+    store = save_dir.SaveDir(tmp_path / "save", spec, module, "standard")
+    store.open(region)
+    real_open = builtins.open
+
+    def interrupted(path, *args, **kwargs):
+        fh = real_open(path, *args, **kwargs)
+        if ".tmp-" in str(path):
+            fh.close()
+            raise KeyboardInterrupt
+        return fh
+
+    monkeypatch.setattr(builtins, "open", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        store.save(res, 1, 3)
+    monkeypatch.setattr(builtins, "open", real_open)
+    store.close()
+    assert not list((tmp_path / "save").rglob("*.tmp-*")), list((tmp_path / "save").rglob("*"))

@@ -141,8 +141,10 @@ class SaveDir:
         with self._lock:
             if self._closed:
                 return
-            fh = open(tmp, "wb")
+            # Tracked before it exists: Ctrl-C lands after a system call returns, and one landing right after the
+            # open must still find the file in close()'s list.
             self._in_flight.add(tmp)
+            fh = open(tmp, "wb")
         try:
             with fh:
                 fh.write(blob)
