@@ -177,7 +177,7 @@ MUTANTS = [
            (literal("        row_off[base + dim_n] = used - first\n", "        row_off[base + dim_n] = row_off[base + dim_n - 1] if dim_n else 0\n"),),
            ("tests/test_product_tables.py",)),
     Mutant("product tables: two threads make the same table", "algebra/milnor/product_tables.py",
-           (literal("if absent[j] and key not in self._filling]", "if absent[j]]"),),
+           (literal("[absent[j] and key not in self._filling\n", "[absent[j]\n"),),
            ("tests/test_product_tables.py",)),
     Mutant("product tables: every term of a run reads the table ensure found for its first", "algebra/milnor/products.py",
            (literal("                tid = key_tid[walked]\n                walked += 1\n",

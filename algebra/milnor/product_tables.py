@@ -493,13 +493,17 @@ class ProductTables:
         """The keys this thread is to make: those nobody has made or is making now. A batch meeting a key that
         another thread is making enumerates its products meanwhile (making it twice would double its bytes)."""
         with self._lock:
-            snap = self._snap
-            absent = _tables_of(snap.keys, snap.ntables, new_s, new_n) == -1
-            mine = [j for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))
-                    if absent[j] and key not in self._filling]
+            mine = self._unheld(new_s, new_n)
             new_s, new_n = new_s[mine], new_n[mine]
             self._filling.update(zip(new_s.tolist(), new_n.tolist()))
             return new_s, new_n
+
+    def _unheld(self, new_s, new_n) -> np.ndarray:
+        """Which of these keys no table here holds and no thread here is filling (under the lock)."""
+        snap = self._snap
+        absent = _tables_of(snap.keys, snap.ntables, new_s, new_n) == -1
+        return np.nonzero([absent[j] and key not in self._filling
+                           for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))])[0]
 
     # -- tables filled by another process (nassau.engine.processes): each worker hands on what it fills ----------
     def share(self) -> None:
@@ -520,11 +524,7 @@ class ProductTables:
         here: the same tables this object would fill itself, so results do not change, only the work."""
         for new_s, new_n, *made in filled:
             with self._lock:
-                snap = self._snap
-                absent = _tables_of(snap.keys, snap.ntables, new_s, new_n) == -1
-                absent &= np.array([key not in self._filling for key in zip(new_s.tolist(), new_n.tolist())],
-                                   dtype=bool)
-            keep = np.nonzero(absent)[0]
+                keep = self._unheld(new_s, new_n)
             if len(keep):
                 self._add(new_s[keep], new_n[keep], *_subset(keep, *made), publish=False)
 

@@ -22,7 +22,7 @@ from algebra.module.spec import ModuleSpec, read_spec
 from nassau.api.ext import Ext
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
-from nassau.api.resolved import Progress, Resolved, resolve_over
+from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -80,23 +80,15 @@ class Request:
             return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
                                 spec=self.spec, bar=bar, quiet=quiet, processes=self.processes)
         assert self.store is not None, "request() gives a cluster run a save directory"
-        own = bar is None
-        if bar is None:
-            bar = Reporter(self.size, self.label, quiet)
-        try:
-            with Cluster(self.cluster, self.workers, bar.status) as cluster:
-                self.store.lock()
-                res = run_engine(self.module, self.region, self.algorithm, store=self.store, on_done=bar.advance,
-                                 executor=cluster)
-                loaded = cluster.resumed
-        except BaseException:
-            if own:
-                bar.abort()
-            raise
-        finally:
-            self.store.close()
-        if own:
-            bar.finish(f"{self.spec.display}: resolved through {self.region.describe()} ({self.algorithm})")
+        with reporting(bar, self.spec.display, self.region, self.algorithm, quiet) as progress:
+            try:
+                with Cluster(self.cluster, self.workers, progress.status) as cluster:
+                    self.store.lock()
+                    res = run_engine(self.module, self.region, self.algorithm, store=self.store,
+                                     on_done=progress.advance, executor=cluster)
+                    loaded = cluster.resumed
+            finally:
+                self.store.close()
         return Resolved(self.module, self.region, self.algorithm, res, self.spec.display, self.spec, None,
                         self.threads, loaded or 0)
 

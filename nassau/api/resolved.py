@@ -8,13 +8,14 @@ products by classes of the sphere lift into.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
 from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.api.progress import Reporter
-from nassau.engine.preimages import Preimages
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import algorithm_over_module, resolve
@@ -48,10 +49,6 @@ class Resolved:
     #: Bidegrees read from the save directory instead of computed.
     loaded: int = 0
 
-    @property
-    def preimages(self) -> Preimages:
-        return self.resolution.preimages
-
     def close(self) -> None:
         """Release the save directory (its lock); the resolution stays readable."""
         if self.store is not None:
@@ -64,28 +61,36 @@ class Resolved:
         self.close()
 
 
+@contextmanager
+def reporting(bar: Progress | None, label: str, region: Region, algorithm: str, quiet: bool) -> Iterator[Progress]:
+    """The bar a run reports to: `bar` when one is given (its caller finishes it), else one of this block's own that
+    is stopped if the block raises and otherwise ends in one line, `NAME: resolved through stem N, s <= S
+    (ALGORITHM)` (nothing when quiet)."""
+    if bar is not None:
+        yield bar
+        return
+    own = Reporter(len(region.bidegrees()), f"{label} ({algorithm})", quiet)
+    try:
+        yield own
+    except BaseException:
+        own.abort()
+        raise
+    own.finish(f"{label}: resolved through {region.describe()} ({algorithm})")
+
+
 def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int = 1, store: SaveDir | None = None,
                  spec: ModuleSpec | None = None, bar: Progress | None = None, quiet: bool = True,
                  processes: bool = False) -> Resolved:
-    """Resolve `module` over `region` by `algorithm` (chosen already), resuming from and saving to `store`.
-
-    Progress goes to `bar` when one is given (the caller finishes it), else to a bar of this call's own that ends in
-    one line, `NAME: resolved through stem N, s <= S (ALGORITHM)` (nothing when quiet). A run that fails or is
-    interrupted closes the store, keeping what it saved."""
+    """Resolve `module` over `region` by `algorithm` (chosen already), resuming from and saving to `store`, with
+    progress as `reporting` gives it. A run that fails or is interrupted closes the store, keeping what it saved."""
     label = spec.display if spec is not None else module.name
-    own = bar is None
-    if bar is None:
-        bar = Reporter(len(region.bidegrees()), f"{label} ({algorithm})", quiet)
-    try:
-        res = resolve(module, region, algorithm, threads, store, on_done=bar.advance, processes=processes)
-    except BaseException:
-        if own:
-            bar.abort()
-        if store is not None:
-            store.close()
-        raise
-    if own:
-        bar.finish(f"{label}: resolved through {region.describe()} ({algorithm})")
+    with reporting(bar, label, region, algorithm, quiet) as progress:
+        try:
+            res = resolve(module, region, algorithm, threads, store, on_done=progress.advance, processes=processes)
+        except BaseException:
+            if store is not None:
+                store.close()
+            raise
     return Resolved(module, region, algorithm, res, label, spec, store, threads,
                     store.loaded if store is not None else 0)
 
