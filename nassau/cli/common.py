@@ -115,12 +115,14 @@ def region_of(args: argparse.Namespace, min_degree: int) -> Region:
     return Region(max_s=args.max_s, min_degree=min_degree, max_stem=args.stem, max_t=args.max_t)
 
 
-def resolve_module(args: argparse.Namespace, name: str | None = None) -> Resolved:
-    """The module a command is about (MODULE, or `name`), resolved over the command's region by --algorithm, saved
-    to and resumed from --save-dir, with progress unless --quiet: a resolution of the module itself, so the change
-    of rings gives way to the standard algorithm (products and d2 lift into it)."""
-    req = request(name or args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
-                  threads=args.threads, save_dir=getattr(args, "save_dir", None), over_module=True)
+def resolve_module(args: argparse.Namespace, unstable: bool = False, over_module: bool = True) -> Resolved:
+    """MODULE resolved over the command's region by --algorithm, saved to and resumed from --save-dir, with
+    progress unless --quiet. over_module: a resolution of the module itself, where the change of rings gives way to
+    the standard algorithm (products and d2 lift into it); unstable: over the unstable algebra (whose one
+    algorithm is the standard one)."""
+    req = request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s,
+                  algorithm="auto" if unstable else args.algorithm, threads=args.threads,
+                  save_dir=getattr(args, "save_dir", None), unstable=unstable, over_module=over_module)
     return req.resolve(quiet=args.quiet)
 
 

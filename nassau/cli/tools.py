@@ -12,9 +12,9 @@ import argparse
 from pathlib import Path
 
 from algebra.module.loader import load_module
-from nassau.api.request import cores, request
+from nassau.api.request import cores
 from nassau.api.resolved import Resolved, resolve_over
-from nassau.cli.common import UserError, check_request, region_args, region_of, stdout
+from nassau.cli.common import UserError, check_request, region_args, region_of, resolve_module, stdout
 from nassau.engine.region import Region
 from nassau.engine.resolve import ALGORITHMS, CHANGE_OF_RINGS
 from nassau.tools.bruner import BrunerError, check_reach, check_writable, compare_text, read_bruner, write_bruner
@@ -88,18 +88,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _resolved(args: argparse.Namespace) -> Resolved:
-    """The resolution the command dumps: by --algorithm, except that auto never takes the change of rings (whose
-    resolution is of F2 over a subalgebra, not of MODULE)."""
-    req = request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s,
-                  algorithm="auto" if args.unstable else args.algorithm, threads=args.threads,
-                  save_dir=args.save_dir, unstable=args.unstable, over_module=args.algorithm == "auto")
-    return req.resolve(quiet=args.quiet)
-
-
 def _dump(args: argparse.Namespace) -> None:
     text = differentials_text if args.command == "differentials" else TABLES[args.table]
-    with _resolved(args) as mod:
+    # auto never takes the change of rings here: its resolution is of F2 over a subalgebra, not of MODULE
+    with resolve_module(args, unstable=args.unstable, over_module=args.algorithm == "auto") as mod:
         stdout(text(mod.resolution, mod.region))
 
 
