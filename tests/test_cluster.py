@@ -96,6 +96,27 @@ def test_a_worker_waits_for_an_input_it_cannot_see_and_never_trusts_a_damaged_on
     assert (save / "bidegrees" / "3_20.corrupt").exists()
 
 
+@pytest.mark.parametrize("algorithm", ["nassau", "standard"])
+def test_a_task_is_a_run_of_its_row_and_reads_every_task_its_jobs_read(algorithm: str) -> None:
+    """The client's grouping (cluster.runs): every job in one task, a task's jobs consecutive in one row, and every
+    dependency of a job either earlier in its own task or in a task it reads, sent before it."""
+    jobs = request("S_2", 40, max_s=12).region.bidegrees()
+    deps = dependencies(algorithm)
+    tasks, inputs = cluster.runs(jobs, deps)
+    home = {b: key for key, run in tasks.items() for b in run}
+    assert sorted(home) == sorted(jobs)
+    assert len(tasks) <= len(jobs) / 2, "a task per bidegree again: the scheduler's 2 ms per task would add up"
+    sent = {key: k for k, key in enumerate(tasks)}
+    for key, run in tasks.items():
+        assert [s for s, _ in run] == [key[0]] * len(run)
+        assert [t for _, t in run] == list(range(run[0][1], run[0][1] + len(run)))
+        assert all(sent[d] < sent[key] for d in inputs[key])
+        for k, (s, t) in enumerate(run):
+            for d in deps(s, t):
+                if d in home:
+                    assert d in run[:k] or home[d] in inputs[key], f"{d} read by {(s, t)} is not an input"
+
+
 def _start(*args: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "nassau", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

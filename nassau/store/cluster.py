@@ -1,9 +1,11 @@
 """The bidegree jobs on a Dask cluster, over a shared save directory (`--cluster ADDRESS`, `--workers N`).
 
-The client sends one task per bidegree, each taking the tasks of its dependencies as arguments (engine.dependencies:
-the graph the threads follow, the relaxed wavefront for Nassau's steps), so Dask runs them in that order, reruns a
-task whose worker died, and gives a task to a worker holding one of its inputs (its candidates are the workers that
-ran its dependencies; work stealing moves the rest to idle workers). A task returns only its count of new
+The client sends one task per run of RUN consecutive bidegrees of a row (s, t) with the same t // RUN, each taking
+the tasks of its jobs' dependencies as arguments (engine.dependencies: the graph the threads follow, the relaxed
+wavefront for Nassau's steps), so Dask runs them in that order, reruns a task whose worker died, and gives a task to
+a worker holding one of its inputs (its candidates are the workers that ran its dependencies; work stealing moves
+the rest to idle workers). A run rather than a bidegree per task: the single scheduler spends about 2 ms per task,
+and a row's bidegrees form a chain anyway, (s, t - 1) before (s, t). A task returns only its jobs' counts of new
 generators: the data lives in the save directory. Each worker process keeps one Resolution per save directory
 between tasks, loads the files written since its last task (checksummed; a half-written file is a temporary that is
 never read), runs engine.compute and writes its file by an atomic rename, as a thread does. Dask itself is imported
@@ -32,6 +34,8 @@ CONNECT_TIMEOUT = 20.0
 INPUT_WAIT = 120.0
 #: Seconds between two progress notes (workers, tasks running), each a round trip to the scheduler.
 STATUS_EVERY = 1.0
+#: Bidegrees of a row per task.
+RUN = 4
 
 
 class ClusterError(EngineError):
@@ -82,27 +86,31 @@ class Cluster:
         self.resumed = store.loaded
         run = f"nassau-{uuid.uuid4().hex[:12]}"  # a fresh name per run: a dead client's tasks are never reused
         path = str(store.path.resolve())
+        tasks, inputs = runs(jobs, deps)
         futures = {}
-        for s, t in sorted(jobs, key=lambda b: (b[1], b[0])):  # dependencies first; the scheduler wants them known
-            inputs = [futures[d] for d in deps(s, t) if d in futures]
-            futures[(s, t)] = self.client.submit(job, path, store.fingerprint, algorithm, region, s, t, *inputs,
-                                                 key=f"{run}-{s}-{t}", priority=-(t * (region.max_s + 1) + s))
-        where = {fut.key: b for b, fut in futures.items()}
+        for key, bidegrees in tasks.items():  # dependencies first; the scheduler wants them known
+            s, t = bidegrees[0]
+            futures[key] = self.client.submit(job_run, path, store.fingerprint, algorithm, region, bidegrees,
+                                              *[futures[d] for d in inputs[key]], key=f"{run}-{s}-{t}",
+                                              priority=-(t * (region.max_s + 1) + s))
+        where = {fut.key: key for key, fut in futures.items()}
         done = threading.Event()
         notes = threading.Thread(target=self._notes, args=(done, run), name="nassau-cluster-status", daemon=True)
         notes.start()
         try:
             for fut in as_completed(list(futures.values())):
-                s, t = where[fut.key]
-                futures.pop((s, t))  # the scheduler keeps a result while a dependent still needs it
+                key = where[fut.key]
+                futures.pop(key)  # the scheduler keeps a result while a dependent still needs it
                 if fut.status != "finished":
                     error = fut.exception()
+                    s, t = tasks[key][0]
                     if isinstance(error, KilledWorker):
-                        raise ClusterError(f"the job (n={t - s}, s={s}) was running on every worker that died "
-                                           f"under it ({error}); not retried again") from None
-                    raise JobFailed(f"job (n={t - s}, s={s}): {error}") from error
+                        raise ClusterError(f"the jobs from (n={t - s}, s={s}) were running on every worker that "
+                                           f"died under them ({error}); not retried again") from None
+                    raise JobFailed(f"job (n={t - s}, s={s}) or the next in its row: {error}") from error
                 if on_done is not None:
-                    on_done(s, t)
+                    for s, t in tasks[key]:
+                        on_done(s, t)
         finally:
             done.set()
             self.client.cancel(list(futures.values()))
@@ -117,6 +125,19 @@ class Cluster:
                 continue
             running = sum(1 for keys in processing.values() for key in keys if str(key).startswith(run))
             self.on_status(f"{len(processing)} workers, {running} running")
+
+
+def runs(jobs: list[tuple[int, int]], deps: Callable[[int, int], list[tuple[int, int]]]
+         ) -> tuple[dict[tuple[int, int], list[tuple[int, int]]], dict[tuple[int, int], list[tuple[int, int]]]]:
+    """The tasks, keyed (s, t // RUN) in the order to send them (each after those it reads), each with its jobs in
+    order; and the tasks each task reads (those holding its jobs' dependencies, itself left out)."""
+    tasks: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for s, t in sorted(jobs, key=lambda b: (b[1] // RUN, b[0], b[1])):
+        tasks.setdefault((s, t // RUN), []).append((s, t))
+    inputs = {key: sorted({(ds, dt // RUN) for s, t in bidegrees for ds, dt in deps(s, t)
+                           if (ds, dt // RUN) in tasks and (ds, dt // RUN) != key}, key=lambda k: (k[1], k[0]))
+              for key, bidegrees in tasks.items()}
+    return tasks, inputs
 
 
 # -- on a worker ------------------------------------------------------------------------------------------------
@@ -152,6 +173,13 @@ class _WorkerRun:
 
 _RUNS: dict[tuple[str, str, str], _WorkerRun] = {}
 _RUNS_LOCK = threading.Lock()
+
+
+def job_run(path: str, fingerprint: str, algorithm: str, region: Region, bidegrees: list[tuple[int, int]],
+            *inputs: list[int]) -> list[int]:
+    """The task of a run of bidegrees: each job in order (the first catches up on the inputs from other tasks);
+    returns their new generators' counts. inputs are the counts of the tasks read, unused (see job)."""
+    return [job(path, fingerprint, algorithm, region, s, t) for s, t in bidegrees]
 
 
 def job(path: str, fingerprint: str, algorithm: str, region: Region, s: int, t: int, *inputs: int) -> int:
