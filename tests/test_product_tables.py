@@ -11,7 +11,7 @@ import pytest
 from algebra.milnor import products
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.ppart import degree, pack, unpack
-from algebra.milnor.product_tables import budget_bytes, use_tables
+from algebra.milnor.product_tables import MEMORY_SHARE, budget_bytes, machine_memory, use_tables
 from algebra.milnor.products import run_batch
 from algebra.milnor.profile import a_n
 from algebra.unstable.basis import UnstableBasis
@@ -186,6 +186,8 @@ def test_threads_filling_at_once_agree(rng: np.random.Generator) -> None:
 
 
 def test_budget_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NASSAU_PRODUCT_TABLES_MB", raising=False)
+    assert budget_bytes() == int(MEMORY_SHARE * machine_memory()) > 0
     monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "2")
     assert budget_bytes() == 2 << 20
     monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "0")

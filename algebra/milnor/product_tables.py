@@ -26,8 +26,12 @@ from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from algebra.milnor.warmup import helper_compiling
 from fp.bits import ctz
 
-#: Default byte budget of one basis's tables (NASSAU_PRODUCT_TABLES_MB overrides; 0 turns tables off).
-DEFAULT_BUDGET_MB = 1024
+#: Share of this machine's memory that one basis's tables may fill unless NASSAU_PRODUCT_TABLES_MB sets a budget in
+#: MiB (0 turns tables off). Pages are taken only as tables are written, so this is what a large run may reach, not
+#: what a run holds. A fixed 1 GiB ran out on S_2 near stem 120 and left the products of the larger stems to be
+#: enumerated: through stem 150 (s <= 152, 2 threads, this 2-core machine) the run had not finished in 13.6 min,
+#: and took 12.7 min with room for 6 GiB of tables.
+MEMORY_SHARE = 0.25
 _NO_TIDS = np.zeros(0, dtype=np.int64)  # ensure's answer when the batch kernel is to look tables up itself
 _EMPTY = np.uint64(0xFFFFFFFFFFFFFFFF)  # no packed word has every field at its maximum in a real degree
 _N_MASK = np.uint64(0xFFFF)
@@ -36,14 +40,26 @@ _MASK = FIELD_MASK.astype(np.int64)
 _XI = XI_DEGREES.copy()
 
 
-def budget_bytes(variable: str = "NASSAU_PRODUCT_TABLES_MB", default_mb: float = DEFAULT_BUDGET_MB) -> int:
-    """A byte budget from an environment variable in MiB: the product tables' (NASSAU_PRODUCT_TABLES_MB, default
-    DEFAULT_BUDGET_MB) unless told another."""
+def machine_memory() -> int:
+    """Bytes of memory this process may use: the machine's, or its control group's limit if lower (a container)."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    try:
+        limit = open("/sys/fs/cgroup/memory.max").read().strip()
+    except OSError:
+        return total
+    return min(total, int(limit)) if limit.isdigit() else total
+
+
+def budget_bytes(variable: str = "NASSAU_PRODUCT_TABLES_MB", default_mb: float | None = None) -> int:
+    """A byte budget from an environment variable in MiB: the product tables' (NASSAU_PRODUCT_TABLES_MB, by default
+    MEMORY_SHARE of machine_memory()) unless told another."""
     raw = os.environ.get(variable, "").strip()
     try:
         mb = float(raw) if raw else default_mb
     except ValueError:
         raise ValueError(f"{variable} must be a number of MiB, not {raw!r}") from None
+    if mb is None:
+        return int(MEMORY_SHARE * machine_memory())
     return max(0, int(mb * (1 << 20)))
 
 
