@@ -12,8 +12,9 @@
    worker ends up loading (it holds every row at or below the jobs it runs).
 4. From (2) and (3), an estimate of the number of workers P at which a stem-150 run stops scaling: the run takes
    at least W / P (the computation shared out), at least J c (J tasks through one scheduler at c seconds each, the
-   independent no-op time of (2)) and at least L (every worker loads the whole resolution), so P* ~ W / max(J c, L),
-   with W and L extrapolated to stem 150 from the two --overhead-stems by a power law in the stem.
+   independent no-op time of (2); a task is a run of cluster.RUN bidegrees of a row) and at least L (every worker
+   loads the whole resolution), so P* ~ W / max(J c, L), with W and L extrapolated to stem 150 from the two
+   --overhead-stems by a power law in the stem. The same with one task per bidegree is printed beside it.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from algebra.module.loader import module_from_spec
 from algebra.module.spec import read_spec
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
-from nassau.engine.resolve import resolve, resolved_module
+from nassau.engine.resolve import dependencies, resolve, resolved_module
 from nassau.store import cluster
 from nassau.store.save_dir import SaveDir
 
@@ -185,12 +186,14 @@ def main() -> None:
     power = {key: math.log(b[key] / a[key]) / math.log(n2 / n1) for key in ("compute", "full_load")}
     w150, l150 = (b[key] * (150 / n2) ** power[key] for key in ("compute", "full_load"))
     max_s = min(args.max_s, 150 // 2 + 5)
-    jobs = len(Region(max_s=max_s, min_degree=0, max_stem=150).bidegrees())
+    bidegrees = Region(max_s=max_s, min_degree=0, max_stem=150).bidegrees()
+    tasks = len(cluster.runs(bidegrees, dependencies("nassau"))[0])
     print(f"## estimate for stem 150, s <= {max_s} (power laws through stems {n1} and {n2}: W ~ n^"
           f"{power['compute']:.1f}, L ~ n^{power['full_load']:.1f})")
-    print(f"computation W = {w150:.0f} s; {jobs} tasks x {1e3 * per_task:.1f} ms = {jobs * per_task:.0f} s through the "
-          f"scheduler; loading the whole resolution L = {l150:.1f} s per worker")
-    print(f"scaling stops near P* = W / max(J c, L) = {w150 / max(jobs * per_task, l150):.0f} workers")
+    print(f"computation W = {w150:.0f} s; loading the whole resolution L = {l150:.1f} s per worker")
+    for what, jobs in ((f"runs of {cluster.RUN} bidegrees", tasks), ("one bidegree each", len(bidegrees))):
+        print(f"{what}: {jobs} tasks x {1e3 * per_task:.1f} ms = {jobs * per_task:.1f} s through the scheduler; "
+              f"scaling stops near P* = W / max(J c, L) = {w150 / max(jobs * per_task, l150):.0f} workers")
 
 if __name__ == "__main__":
     main()

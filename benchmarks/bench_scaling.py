@@ -17,12 +17,29 @@ A Nassau step splits: the quasi-inverses of its signature blocks are pieces (nas
 compute ahead of the step. Each piece's CPU time is recorded too, so the report gives a second bound with split
 jobs, weighing a step as its serial part (everything but the pieces) plus its largest piece. That over-estimates
 the split step's chain (the pieces and the corrections using them overlap), so the second bound is safe.
+
+    python benchmarks/bench_scaling.py --stems 150 --gil-stem 120
+
+The bound ignores what serialises threads: the interpreter lock (GIL), held by Python glue, allocation and any
+compiled call without `nogil`. --gil-stem N measures its share g of a one-thread CLI run of the module through
+stem N (every s): `py-spy record --gil` keeps only the samples of a thread holding the lock, a plain
+`py-spy record` of a second run every sample of the working thread, and g is their ratio (py-spy must be
+installed: pip install py-spy). The prediction for K cores then counts both the lock and the critical path:
+
+    threads:   T_K = max(D_split, g W + (1 - g) W / K)      (Amdahl's law for the locked share, and the chain)
+    processes: T_K = max(D, W / K)                           (no shared lock; a step's pieces stay on its worker)
+
+and the speed-up W / T_K. Worker processes add the catching up on other workers' results (0.16 s of a 16 s run at
+stem 90, nassau.engine.processes) and their own product tables, which the prediction leaves out.
 """
 from __future__ import annotations
 
 import argparse
 import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -88,6 +105,34 @@ def report_bound(work: float, depth: float, cores: list[int]) -> None:
         print(f"{k:4d} {bound:21.1f} {work / bound:27.2f}")
 
 
+def gil_share(module_name: str, stem: int, keep: Path | None = None) -> tuple[float, int, int]:
+    """(g, samples holding the lock, samples of the working thread) of one-thread CLI runs through `stem`, every s:
+    one run sampled by `py-spy record --gil`, one by a plain `py-spy record` (start-up and kernel loading
+    included). keep: a directory to leave both runs' samples in (py-spy's raw format: stack, count)."""
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        raise SystemExit("--gil-stem needs py-spy: pip install py-spy")
+    counts = []
+    for name, extra in (("gil", ["--gil"]), ("all", [])):
+        with tempfile.TemporaryDirectory() as tmp:
+            raw = (keep or Path(tmp)) / f"{module_name}-{stem}-{name}.txt"
+            cmd = [spy, "record", "--format", "raw", "--output", str(raw), *extra, "--",
+                   sys.executable, "-m", "nassau", "resolve", module_name, "--stem", str(stem), "--max-s",
+                   str(stem // 2 + 3), "--threads", "1", "--quiet"]
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            counts.append(sum(int(line.rsplit(" ", 1)[1]) for line in raw.read_text().splitlines() if line.strip()))
+    held, active = counts
+    return held / active, held, active
+
+
+def report_prediction(work: float, depth: float, split_depth: float, g: float, cores: list[int]) -> None:
+    print(f"   K   threads: max(D_split, g W + (1 - g) W / K), g = {g:.3f}   processes: max(D, W / K)")
+    for k in cores:
+        threads = max(split_depth, g * work + (1 - g) * work / k)
+        procs = max(depth, work / k)
+        print(f"{k:4d} {threads:12.1f} s = {work / threads:5.2f}x {'':30s} {procs:8.1f} s = {work / procs:5.2f}x")
+
+
 def critical_path(weights: dict, deps) -> tuple[float, list[tuple[int, int]]]:
     """The heaviest chain of the DAG (a job counts after all its dependencies inside the job set), and its jobs."""
     finish: dict[tuple[int, int], float] = {}
@@ -110,10 +155,20 @@ def main() -> None:
     ap.add_argument("--stems", type=int, nargs="+", default=[100, 120])
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cores", type=int, nargs="+", default=[2, 4, 8, 16, 32])
+    ap.add_argument("--gil-stem", type=int, help="measure the lock's share g on a one-thread run through this stem")
+    ap.add_argument("--gil-samples", type=Path, help="a directory to keep the py-spy samples of --gil-stem in")
+    ap.add_argument("--gil-only", action="store_true", help="measure g only, no traced runs")
     args = ap.parse_args()
     from nassau.engine.resolve import dependencies
 
     print(f"# machine: {machine()}")
+    g = None
+    if args.gil_stem is not None:
+        g, held, active = gil_share(args.module, args.gil_stem, args.gil_samples)
+        print(f"## the interpreter lock, one thread, {args.module} through stem {args.gil_stem} (every s)")
+        print(f"g = {g:.3f}: {held} samples holding it (py-spy --gil) of {active} of the working thread (py-spy)")
+        if args.gil_only:
+            return
     for stem in args.stems:
         max_s = stem // 2 + 3
         trace, pieces, algorithm, wall = traced_run(args.module, stem, max_s, args.threads)
@@ -132,6 +187,9 @@ def main() -> None:
         print(f"split steps (serial part + largest piece): D = {split_depth:.1f} s ({len(split_chain)} jobs); "
               f"{sum(len(p) for p in pieces.values())} pieces, {sum(p for v in pieces.values() for p, _ in v):.1f} s")
         report_bound(work, split_depth, args.cores)
+        if g is not None:
+            print(f"prediction counting the lock (g from stem {args.gil_stem}) and the critical path:")
+            report_prediction(work, depth, split_depth, g, args.cores)
         heavy = sorted(chain, key=lambda b: -cpu[b])[:8]
         print("heaviest jobs on the critical path (s, t): CPU s  ->  " +
               ", ".join(f"({s}, {t}): {cpu[(s, t)]:.2f}" for s, t in heavy))

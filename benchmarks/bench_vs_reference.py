@@ -84,6 +84,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--algorithm", default="auto")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--warm-up-stem", type=int, help="the warm-up runs' stem (default: --stem; a smaller one loads the "
+                                                     "same kernels and files before a long run)")
     ap.add_argument("--command", default="resolve", choices=["resolve", "secondary", "secondary_product"])
     ap.add_argument("--product", default="h_0=0,1,[1]", metavar="NAME=n,s,[v]",
                     help="the class of --command secondary_product")
@@ -95,12 +97,12 @@ def main() -> None:
     product_name, _, spec = args.product.partition("=")
     product_class = spec.split(",", 2) if args.command == "secondary_product" else []  # n, s, [v]
 
-    def commands(tmp: str) -> tuple[list[str], list[str]]:
+    def commands(tmp: str, stem: int = args.stem) -> tuple[list[str], list[str]]:
         """Our command and the reference's, each with a fresh save directory under tmp when they need one."""
         command = "resolve" if args.command == "resolve" else "secondary"
-        ours = [sys.executable, "-m", "nassau", command, args.module, "--stem", str(args.stem), "--max-s",
+        ours = [sys.executable, "-m", "nassau", command, args.module, "--stem", str(stem), "--max-s",
                 str(args.max_s), "--threads", str(args.threads), "--algorithm", args.algorithm, "--quiet"]
-        theirs = [str(ref_bin), args.module, tempfile.mkdtemp(dir=tmp) if save else "", str(args.stem), str(args.max_s)]
+        theirs = [str(ref_bin), args.module, tempfile.mkdtemp(dir=tmp) if save else "", str(stem), str(args.max_s)]
         if save:
             ours += ["--save-dir", tempfile.mkdtemp(dir=tmp)]
         if args.command == "secondary":
@@ -116,7 +118,7 @@ def main() -> None:
           f"rounds after a warm-up of each")
     root = Path(__file__).resolve().parents[1]
     with tempfile.TemporaryDirectory() as tmp:
-        ours, theirs = commands(tmp)
+        ours, theirs = commands(tmp, args.warm_up_stem or args.stem)
         run(ours, root, env)
         run(theirs, MODULES, env)
     results: dict[str, list[tuple[float, float, float, float]]] = {"nassau": [], "reference": []}

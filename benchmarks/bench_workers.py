@@ -7,11 +7,13 @@ Each round runs `python -m nassau resolve MODULE --stem N --max-s S --quiet` thr
 rotating order: `--threads 1`, `--threads K`, `--threads K --processes`; every run is a fresh process after one
 warm-up run (kernels cached), and every run's chart must be the same bytes. Reported per way: wall seconds (min,
 median, max), the peak resident memory of the whole process tree (sampled every 0.2 s: the coordinator and its
-workers together), and the speed-up over one thread (the median of the rounds' ratios, and their spread).
+workers together), the CPU seconds of the process tree (user + system: a one-thread run's large kernels may use an
+idle second core, fp.threads), and the speed-up over one thread (the median of the rounds' ratios, and their spread).
 """
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,8 +42,15 @@ def tree_rss_mib(pid: int) -> float:
     return total / 1024
 
 
-def run(cmd: list[str]) -> tuple[float, float, bytes]:
-    """(wall s, peak tree RSS MiB, stdout) of one run."""
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the children waited for so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(cmd: list[str]) -> tuple[float, float, float, bytes]:
+    """(wall s, peak tree RSS MiB, CPU s, stdout) of one run."""
+    cpu = children_cpu()
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
     peak = 0.0
@@ -53,7 +62,7 @@ def run(cmd: list[str]) -> tuple[float, float, bytes]:
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise SystemExit(f"run failed ({proc.returncode}): {' '.join(cmd)}")
-    return wall, peak, b"".join(chunks)
+    return wall, peak, children_cpu() - cpu, b"".join(chunks)
 
 
 def main() -> None:
@@ -71,27 +80,28 @@ def main() -> None:
     print(f"machine: {machine()}; {args.module} through stem {args.stem}, s <= {args.max_s}; {args.repeat} rounds",
           flush=True)
     run(base + ["--threads", "1"])  # warm-up: kernels cached
-    results: dict[str, list[tuple[float, float]]] = {name: [] for name in ways}
+    results: dict[str, list[tuple[float, float, float]]] = {name: [] for name in ways}
     chart = None
     names = list(ways)
     for r in range(args.repeat):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            wall, peak, out = run(base + ways[name])
+            wall, peak, cpu, out = run(base + ways[name])
             if chart is None:
                 chart = out
             elif out != chart:
                 raise SystemExit(f"round {r}: {name} printed another chart")
-            results[name].append((wall, peak))
-            print(f"round {r}: {name}: {wall:.2f} s, {peak:.0f} MiB", flush=True)
-    one = [w for w, _ in results["1 thread"]]
-    print("\n| way | wall s (min / median / max) | speed-up over 1 thread (median, spread) | peak MiB |")
-    print("| --- | --- | --- | --- |")
+            results[name].append((wall, peak, cpu))
+            print(f"round {r}: {name}: {wall:.2f} s, {peak:.0f} MiB, {cpu:.2f} CPU s", flush=True)
+    one = [w for w, _, _ in results["1 thread"]]
+    print("\n| way | wall s (min / median / max) | speed-up over 1 thread (median, spread) | CPU s / wall s (median) "
+          "| peak MiB |")
+    print("| --- | --- | --- | --- | --- |")
     for name, rows in results.items():
-        walls = [w for w, _ in rows]
+        walls = [w for w, _, _ in rows]
         ratios = [a / b for a, b in zip(one, walls, strict=True)]
         print(f"| {name} | {min(walls):.2f} / {statistics.median(walls):.2f} / {max(walls):.2f} | "
               f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
-              f"{max(p for _, p in rows):.0f} |")
+              f"{statistics.median(c / w for w, _, c in rows):.2f} | {max(p for _, p, _ in rows):.0f} |")
 
 
 if __name__ == "__main__":
