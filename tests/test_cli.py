@@ -2,6 +2,7 @@
 threads. It runs in this process (tests.helpers.run_cli); test_resolve_charts runs `python -m nassau` once."""
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -11,14 +12,22 @@ import pytest
 
 from charts.seqsee import to_seqsee
 from charts.svg import parse_svg
+from nassau.cli.main import build_parser
 from tests.helpers import assert_one_line_error, golden, run_cli
 from tests.test_charts_svg import drawing
 
 
-def test_help_answers() -> None:
-    for args in (["--help"], ["resolve", "--help"], ["products", "--help"], ["chart", "--help"]):
-        out = run_cli(*args)
-        assert out.returncode == 0 and b"usage: nassau" in out.stdout
+def _commands() -> list[str]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
+@pytest.mark.parametrize("command", [None, *_commands()])
+def test_help_answers(command: str | None) -> None:
+    """`nassau --help` and every command's --help print their usage (a help text argparse cannot format, such as
+    an unescaped %, is a traceback)."""
+    out = run_cli(*([command] if command else []), "--help")
+    assert out.returncode == 0 and out.stdout.startswith(b"usage: nassau"), out.stderr
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -36,7 +45,8 @@ def test_help_answers() -> None:
     (["secondary", "S_2", "--stem", "10", "--json", "/nonexistent/dir/d2.json"], "does not exist"),
     (["resolve", "tmf2", "--stem", "10", "--algorithm", "nassau"], "does not apply to tmf2"),
     (["resolve", "S_3", "--stem", "10", "--algorithm", "nassau"], "implemented at p = 2 only"),
-    (["resolve", "C2v14", "--stem", "10", "--algorithm", "nassau"], "does not apply to C2v14: it is defined as a cofiber"),
+    (["resolve", "C2v14", "--stem", "10", "--algorithm", "nassau"],
+     "does not apply to C2v14: it is defined as a cofiber"),
     (["resolve", "S_2", "--stem", "10", "--json", "/nonexistent/dir/out.json"], "does not exist"),
     (["resolve", "S_2", "--stem", "10", "--svg", "/"], "is a directory"),
 ])

@@ -35,7 +35,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "the reference's unstable_chart does.")
     _family_args(c)
     c.add_argument("--name", metavar="TEMPLATE",
-                   help="each figure's title, % replaced by k (default: $\\Sigma^{%}$ and the module's name)")
+                   help="each figure's title, %% replaced by k (default: $\\Sigma^{%%}$ and the module's name)")
     c.add_argument("--svg-dir", metavar="DIR", help="also draw each suspension as DIR/NAME[k].svg")
 
     s = sub.add_parser("unstable-suspension", help="the suspension maps Ext_U(Sigma^(k-1) M) -> Ext_U(Sigma^k M)",
