@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import nassau
 from charts.seqsee import to_seqsee
 from charts.svg import parse_svg
 from nassau.cli.main import build_parser
@@ -28,6 +29,11 @@ def test_help_answers(command: str | None) -> None:
     an unescaped %, is a traceback)."""
     out = run_cli(*([command] if command else []), "--help")
     assert out.returncode == 0 and out.stdout.startswith(b"usage: nassau"), out.stderr
+
+
+def test_version() -> None:
+    out = run_cli("--version")
+    assert out.returncode == 0 and out.stdout.decode() == f"nassau {nassau.__version__}\n"
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import version
 
 from algebra.milnor import warmup
 from algebra.module.spec import ModuleError
@@ -29,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compute Ext over the mod-p Steenrod algebra (the Adams E2 page): minimal resolutions, charts, "
                     "products.",
     )
+    parser.add_argument("--version", action="version", version=f"nassau {version('nassau')}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
         group.add_parsers(sub)
