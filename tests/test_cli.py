@@ -38,6 +38,7 @@ def test_version() -> None:
 
 @pytest.mark.parametrize("args,needle", [
     (["resolve", "NoSuchModule", "--stem", "10"], "unknown module 'NoSuchModule'"),
+    (["resolve", "s2", "--stem", "10"], "unknown module 's2': did you mean S_2?"),
     (["resolve", "S_2", "--stem", "-3"], "below the module's bottom degree"),
     (["resolve", "S_2", "--stem", "1000000"], "out of range"),
     (["resolve", "S_2", "--stem", "10", "--max-s", "-1"], "max s -1 is out of range"),
@@ -64,6 +65,13 @@ def test_bad_input_is_one_clear_line(args: list[str], needle: str) -> None:
 def test_bad_product_table_budget(monkeypatch: pytest.MonkeyPatch, variable: str) -> None:
     monkeypatch.setenv(variable, "lots")
     assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10"), f"{variable} must be a number")
+
+
+@pytest.mark.parametrize("name", ["runs", "runs/", "./runs"])
+def test_a_directory_is_not_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    assert_one_line_error(run_cli("resolve", name, "--stem", "5"), f"{name} is a directory, not a module file")
 
 
 def test_malformed_module_file(tmp_path: Path) -> None:
