@@ -85,6 +85,13 @@ def test_argument_errors_exit_2() -> None:
     assert out.returncode == 2 and b"--stem" in out.stderr and b"Traceback" not in out.stderr
 
 
+def test_a_list_option_that_took_the_module_says_so() -> None:
+    err = run_cli("resolve", "--stem", "5", "--products", "h0", "h1", "S_2").stderr.decode().strip().splitlines()[-1]
+    assert err == ("nassau resolve: error: the following arguments are required: MODULE (--products reads every word "
+                   "after it as one of its items: put MODULE before --products)")
+    assert b"--products" not in run_cli("resolve", "--stem", "5").stderr.splitlines()[-1]
+
+
 def test_json_export(tmp_path: Path) -> None:
     path = tmp_path / "chart.json"
     out = run_cli("resolve", "S_2", "--stem", "20", "--max-s", "8", "--json", str(path), "--quiet")
