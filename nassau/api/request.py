@@ -104,6 +104,9 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             over_module: bool = False, processes: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
     itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm."""
+    _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
+                     stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
+                     products=products, save_dir=save_dir, cluster=cluster)
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
@@ -132,6 +135,25 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         store.open(region)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
                    cluster, workers, processes)
+
+
+#: What each argument of `request` and `load` must be, and how an error says it.
+_KINDS = {"module": (str, "a module name or the path of a module file, as a string"), "stem": (int, "an integer"),
+          "max_t": (int, "an integer"), "max_s": (int, "an integer"), "threads": (int, "an integer"),
+          "page": (int, "an integer"), "workers": (int, "an integer"), "save_dir": ((str, os.PathLike), "a path"),
+          "cluster": (str, "an address"), "products": ((list, tuple), "a list of names")}
+
+
+def _check_arguments(optional: set[str], **values: object) -> None:
+    """The types of the API's arguments, checked before any is used: a bad one raises EngineError (the one line the
+    CLI prints), not a TypeError from deep inside. The `optional` ones may be None."""
+    for name, value in values.items():
+        kind, wanted = _KINDS[name]
+        if value is None and name in optional:
+            continue
+        if not isinstance(value, kind) or isinstance(value, bool) or (
+                name == "products" and not all(isinstance(p, str) for p in value)):
+            raise EngineError(f"{name} must be {wanted}{' or None' if name in optional else ''} (got {value!r})")
 
 
 def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
@@ -178,6 +200,7 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2
          page: int = 2) -> Ext:
     """Ext of a finished run saved in `save_dir` (by `resolve(..., save_dir=...)` or --save-dir), without
     recomputing it: what `nassau chart SAVE_DIR` draws."""
+    _check_arguments({"products"}, save_dir=save_dir, products=products, page=page)
     save = Path(save_dir)
     spec, module, manifest = module_from_manifest(save)
     r = manifest.get("region") or {}
