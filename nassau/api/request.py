@@ -192,7 +192,7 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
                                                                                        not progress)
     with bar:
         ext = req.run(bar)
-    bar.finish(f"{req.spec.display}: {len(ext.generators)} generators")
+    bar.finish(f"{req.spec.display}: {ext.counted()}")
     return ext
 
 

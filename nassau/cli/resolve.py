@@ -14,6 +14,7 @@ from charts.atomic import write_text_atomic
 from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
+from nassau.api.ext import Ext
 from nassau.api.progress import Reporter
 from nassau.api.request import cores, load, request
 from nassau.api.resolved import resolve_over
@@ -137,19 +138,31 @@ def _compute(args: argparse.Namespace) -> int:
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
                   workers=getattr(args, "workers", None), processes=getattr(args, "processes", False))
-    with Reporter(req.size, req.label, args.quiet) as reporter:
+    with Reporter(req.size, req.label, args.quiet) as reporter:  # the bar is down before the chart is printed
         ext = req.run(reporter)
-    with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
-        if args.command == "products":
-            stdout(filtration_one_text(ext.resolution, ext.region))
-            reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
-            return 0
-        write_outputs(ext, args)
-        stdout(ext.text())
+        with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
+            if args.command == "products":
+                reporter.phase(f"{req.spec.display}: the products by h_i")
+                text = filtration_one_text(ext.resolution, ext.region)
+            else:
+                _chart_phase(reporter, ext, any(output_paths(args)))
+                write_outputs(ext, args)
+                text = ext.text()
+    stdout(text)
+    if args.command == "products":
+        reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
+        return 0
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
-    reporter.finish(f"{req.spec.display}: {len(ext.generators)} generators through {ext.region.describe()} "
+    reporter.finish(f"{req.spec.display}: {ext.counted()} through {ext.region.describe()} "
                     f"({ext.algorithm}, {_executor(args)}{resumed})")
     return 0
+
+
+def _chart_phase(reporter: Reporter, ext: Ext, files: bool) -> None:
+    """Name the phase that draws the chart when it lifts anything: the product lines (for the files) and d2 (for
+    them or for the E3 page)."""
+    if files or ext.page == 3:
+        reporter.phase(f"{ext.module}: product lines" + (" and d2" if ext.with_d2 else ""))
 
 
 def _executor(args: argparse.Namespace) -> str:
