@@ -13,6 +13,7 @@ import pytest
 import nassau
 from charts.seqsee import to_seqsee
 from charts.svg import parse_svg
+from charts.text import with_axes
 from nassau.cli.main import build_parser
 from tests.helpers import assert_one_line_error, golden, run_cli
 from tests.test_charts_svg import drawing
@@ -104,6 +105,15 @@ def test_json_export(tmp_path: Path) -> None:
     ops = [p["op"] for p in data["products"]]
     assert [ops.count(h) for h in ("h0", "h1", "h2", "h3")] == [33, 16, 14, 10]
     assert {"op": "h1", "source": [0, 0, 0], "target": [1, 1, 0]} in data["products"]
+
+
+def test_axes_on_request_and_the_references_bytes_otherwise() -> None:
+    """--axes always adds them to a piped chart; auto (the default, stdout not a terminal here) and never print the
+    reference's bytes."""
+    args = ("resolve", "S_2", "--stem", "30", "--max-s", "11", "--quiet")
+    assert run_cli(*args).stdout.decode() == golden("resolve_through_stem-S_2")
+    assert run_cli(*args, "--axes", "never").stdout.decode() == golden("resolve_through_stem-S_2")
+    assert run_cli(*args, "--axes", "always").stdout.decode() == with_axes(golden("resolve_through_stem-S_2"), 0)
 
 
 def test_summary_line_when_not_a_terminal() -> None:

@@ -13,6 +13,8 @@ import struct
 import sys
 import termios
 
+from charts.text import with_axes
+from nassau.tools.mahowald import mahowald_lines
 from tests.helpers import golden
 
 CODE = re.compile(r"\x1b\[(\??)([0-9;]*)([A-Za-z])")
@@ -79,9 +81,25 @@ def screen(raw: bytes) -> list[str]:
 
 def test_the_bar_is_gone_before_the_chart_is_printed() -> None:
     """The live bar is drawn (its frames are in the output) and taken down before the chart's first byte: the
-    screen holds the chart and the summary line, and nothing of the bar."""
+    screen holds the chart (with its axes, as on any terminal) and the summary line, and nothing of the bar."""
     raw = on_terminal("resolve", "S_2", "--stem", "30", "--max-s", "11", "--threads", "1")
     assert b"bidegrees" in raw
-    chart = [line.rstrip() for line in golden("resolve_through_stem-S_2").splitlines()]
+    chart = [line.rstrip() for line in with_axes(golden("resolve_through_stem-S_2"), 0).splitlines()]
     shown = screen(raw)
     assert shown[:-1] == chart and shown[-1].startswith("S_2: "), shown
+
+
+def test_each_phase_has_its_bar_and_quiet_has_none() -> None:
+    """After resolving, the phases that lift (the product lines and d2 of an E3 page; the Mahowald invariants of
+    each M_k, printed as they are found) show a bar of their own, taken down before any output; --quiet writes
+    nothing but the output."""
+    raw = on_terminal("resolve", "C2", "--stem", "12", "--max-s", "5", "--threads", "1", "--page", "3")
+    assert b"C2: product lines and d2" in raw
+    shown = screen(raw)
+    assert shown[-1].startswith("C2: ") and "classes on E3" in shown[-1] and "bidegrees" not in "".join(shown)
+    lines = list(mahowald_lines(7))
+    raw = on_terminal("mahowald-invariant", "--max-k", "7", "--threads", "1")
+    assert b"Mahowald invariants through RP_-7_inf" in raw and b"S_2 (standard)" in raw
+    assert screen(raw)[:-1] == lines and screen(raw)[-1].startswith("Mahowald invariants through k = 7 in ")
+    assert on_terminal("mahowald-invariant", "--max-k", "7", "--threads", "1", "--quiet") == "".join(
+        line + "\r\n" for line in lines).encode()

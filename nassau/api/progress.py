@@ -79,6 +79,7 @@ class Reporter(StopsOnError):
             if self._progress is not None:
                 self._progress.update(self._task, visible=False)
                 self._task = self._progress.add_task(label, total=total, count=self._count())
+                self._progress.refresh()  # drawn now, however short the phase
 
     def status(self, note: str) -> None:
         """Show this note beside the bar until the next one."""

@@ -19,6 +19,7 @@ from charts.json_export import write_json
 from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
+from charts.text import with_axes
 from gpu import device as gpu_device
 from gpu.errors import GpuUnavailableError
 from nassau.api.ext import Ext
@@ -63,6 +64,12 @@ def chart_products_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--products", nargs="+", metavar="OP",
                    help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
                         "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+
+
+def axes_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--axes", choices=("auto", "always", "never"), default="auto",
+                   help="print s beside the text chart's rows and the stem under every tenth column: auto (default) "
+                        "on a terminal only, so that piped output stays the reference's, byte for byte")
 
 
 # -- checks before any work -----------------------------------------------------------------------------------------
@@ -130,6 +137,14 @@ def resolve_module(args: argparse.Namespace, unstable: bool = False, over_module
 def stdout(text: str) -> None:
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
+
+
+def chart_text(text: str, min_degree: int, args: argparse.Namespace) -> str:
+    """The text chart as --axes asks: with its axes (charts.text.with_axes) when always, or auto and stdout is a
+    terminal; else the reference's bytes."""
+    if args.axes == "always" or (args.axes == "auto" and sys.stdout.isatty()):
+        return with_axes(text, min_degree)
+    return text
 
 
 def stdout_lines(lines: Iterable[str]) -> None:

@@ -19,7 +19,9 @@ from nassau.api.progress import Reporter
 from nassau.api.request import cores, load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
+    axes_arg,
     chart_products_arg,
+    chart_text,
     check_output,
     check_request,
     computation_args,
@@ -55,6 +57,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     _chart_files(res)
     chart_products_arg(res)
     _page_args(res)
+    axes_arg(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
@@ -72,6 +75,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ext.add_argument("--svg", metavar="FILE", help="also draw the chart as SVG")
     ext.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     ext.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    axes_arg(ext)
     tensor = sub.add_parser("tensor", help="write M (x) N as a finite dimensional module file",
                             description="Print (or write with -o) the tensor product of two bounded modules as a "
                                         "finite dimensional module file, as the reference's tensor example does. "
@@ -90,6 +94,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
     chart_products_arg(chart)
     _page_args(chart)
+    axes_arg(chart)
 
 
 def _chart_files(p: argparse.ArgumentParser) -> None:
@@ -115,6 +120,7 @@ def _unstable_parser(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--svg", metavar="FILE", help="also draw the chart with its h0..h3 lines as SVG")
     r.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     r.add_argument("--html", metavar="FILE", help="also write the interactive chart page")
+    axes_arg(r)
     r.set_defaults(algorithm="auto", trace=False, unstable=True)
 
 
@@ -147,7 +153,7 @@ def _compute(args: argparse.Namespace) -> int:
             else:
                 _chart_phase(reporter, ext, any(output_paths(args)))
                 write_outputs(ext, args)
-                text = ext.text()
+                text = chart_text(ext.text(), ext.region.min_degree, args)
     stdout(text)
     if args.command == "products":
         reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
@@ -195,12 +201,13 @@ def _ext(args: argparse.Namespace) -> int:
     reporter = Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet)
     with reporter:
         res = resolve_over(source, needed, algorithm, threads=args.threads, bar=reporter).resolution
-    dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
+        reporter.phase(f"Ext({source.name}, {target.name}): the cohomology of Hom_A(F, N)")
+        dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
     chart = Chart(module=f"Ext({source.name}, {target.name})", prime=2, algorithm=algorithm,
                   max_stem=region.chart_max_stem, max_s=region.max_s, min_degree=region.min_degree,
                   rows=region.chart_rows(), dims=dims)
     write_outputs(chart, args)
-    stdout(graded_dimension_string(chart))
+    stdout(chart_text(graded_dimension_string(chart), chart.min_degree, args))
     reporter.finish(f"Ext({source.name}, {target.name}): {sum(dims.values())} classes through {region.describe()}")
     return 0
 
@@ -208,8 +215,11 @@ def _ext(args: argparse.Namespace) -> int:
 def _chart(args: argparse.Namespace) -> int:
     for path in output_paths(args):
         check_output(path)
-    ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page)
-    write_outputs(ext, args)
+    with Reporter(None, f"{args.save_dir}: reading the saved run", args.quiet) as reporter:
+        ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page)
+        _chart_phase(reporter, ext, any(output_paths(args)))
+        write_outputs(ext, args)
+        text = chart_text(ext.text(), ext.region.min_degree, args)
     if not args.quiet:
-        stdout(ext.text())
+        stdout(text)
     return 0

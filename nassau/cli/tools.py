@@ -12,6 +12,7 @@ import argparse
 from pathlib import Path
 
 from algebra.module.loader import load_module
+from nassau.api.progress import Reporter
 from nassau.api.request import cores
 from nassau.api.resolved import Resolved, resolve_over
 from nassau.cli.common import UserError, check_request, region_args, region_of, resolve_module, stdout
@@ -64,7 +65,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "M_k = H*(RP_-k_inf), k <= K, with its indeterminacy (the reference's "
                                    "mahowald_invariant). F2 is resolved through stem 2K - 2, s <= K/2 + 1.")
     m.add_argument("--max-k", type=int, default=25, metavar="K", help="the largest k (default 25)")
-    m.add_argument("--threads", type=int, default=cores(), metavar="T", help="worker threads")
+    m.add_argument("--threads", type=int, default=cores(), metavar="K", help="worker threads")
+    m.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
@@ -117,7 +119,9 @@ def _bruner(args: argparse.Namespace) -> None:
     region = Region(max_s=max(reach), min_degree=0, max_stem=args.stem)
     check_reach(reach, region)
     ours = _sphere(args, "S_2", region)
-    stdout(compare_text(theirs, ours.resolution, region, args.threads))
+    with Reporter(None, "S_2: Bruner's resolution mapped to ours", args.quiet):
+        text = compare_text(theirs, ours.resolution, region, args.threads)
+    stdout(text)
 
 
 def _save_bruner(args: argparse.Namespace) -> None:
@@ -139,5 +143,16 @@ def _mahowald(args: argparse.Namespace) -> None:
         raise UserError(f"--max-k {args.max_k}: {exc}") from None
     if args.max_k < 1:
         raise UserError(f"--max-k must be at least 1 (got {args.max_k})")
-    for line in mahowald_lines(args.max_k, args.threads):
-        stdout(line + "\n")
+    reporter = Reporter(len(sphere_region(args.max_k).bidegrees()), "S_2 (standard)", args.quiet)
+
+    def begin(k: int) -> None:
+        if k == 1:
+            reporter.phase(f"Mahowald invariants through RP_-{args.max_k}_inf", args.max_k, "k")
+        else:
+            reporter.step(f"k = {k}")
+
+    with reporter:
+        for line in mahowald_lines(args.max_k, args.threads, reporter.advance, begin):
+            with reporter.hidden():
+                stdout(line + "\n")
+    reporter.finish(f"Mahowald invariants through k = {args.max_k}")

@@ -74,14 +74,15 @@ def run(args: argparse.Namespace) -> int:
     with reporter:  # the family resolves lazily, inside the block
         if args.command == "unstable-suspension":
             for line in suspension_lines(family, args.stem, args.max_s, args.threads):
-                stdout(line + "\n")
+                with reporter.hidden():
+                    stdout(line + "\n")
         else:
-            _charts(family, args, spec.display)
+            _charts(family, args, spec.display, reporter)
     reporter.finish(f"{spec.display}: Sigma^k for k = 0..{last_k} through stem {args.stem} + k, s <= {args.max_s}")
     return 0
 
 
-def _charts(family, args: argparse.Namespace, display: str) -> None:
+def _charts(family, args: argparse.Namespace, display: str, reporter: Reporter) -> None:
     """One figure per suspension, printed as soon as it is resolved."""
     template = args.name if args.name is not None else f"$\\Sigma^{{%}}$ {display}"
     if args.svg_dir is not None:
@@ -92,6 +93,7 @@ def _charts(family, args: argparse.Namespace, display: str) -> None:
     for susp in family:
         chart = build_chart(susp.res, susp.region, susp.spec.display, UNSTABLE)
         header = f"\\node [right] at (1, {susp.region.max_s - 1}) {{{template.replace('%', str(susp.k))}}};\n"
-        stdout("\\begin{figure}[p]\\centering\n" + to_tikz(chart, header) + "\\end{figure}\n")
+        with reporter.hidden():
+            stdout("\\begin{figure}[p]\\centering\n" + to_tikz(chart, header) + "\\end{figure}\n")
         if args.svg_dir is not None:
             write_text_atomic(Path(args.svg_dir) / f"{susp.spec.display}.svg", to_svg(chart))
