@@ -32,6 +32,49 @@ def test_help_answers(command: str | None) -> None:
     assert out.returncode == 0 and out.stdout.startswith(b"usage: nassau"), out.stderr
 
 
+#: Options whose placeholder differs by command, and why.
+PLACEHOLDERS_DIFFER = {"--output": "tensor writes a FILE, save-bruner a DIR of files"}
+
+
+def test_an_option_has_one_name_and_placeholder_everywhere() -> None:
+    """The same option has the same placeholder in every command (--threads THREADS, --stem N, ...), and no command
+    gives one placeholder letter to two options (mahowald-invariant's --threads T beside --max-t T's T once)."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    placeholders: dict[str, set[str]] = {}
+    for command, parser in sub.choices.items():
+        letters: dict[str, str] = {}
+        for action in parser._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue
+            option = max(action.option_strings, key=len)
+            placeholder = str(action.metavar or action.dest.upper())
+            placeholders.setdefault(option, set()).add(placeholder)
+            if len(placeholder) == 1:
+                assert letters.setdefault(placeholder, option) == option, (command, placeholder)
+    assert {o: p for o, p in placeholders.items() if len(p) > 1 and o not in PLACEHOLDERS_DIFFER} == {}
+
+
+def test_chart_draws_a_part_of_a_saved_run(tmp_path: Path) -> None:
+    """chart SAVE_DIR --stem N --max-s S draws that part of the saved run, as resolve would print it; a part
+    reaching beyond the run is one line."""
+    save = tmp_path / "S_2"
+    assert run_cli("resolve", "S_2", "--stem", "20", "--max-s", "6", "--save-dir", str(save), "--quiet").returncode == 0
+    part = run_cli("chart", str(save), "--stem", "12", "--max-s", "4")
+    assert part.returncode == 0 and part.stdout == run_cli("resolve", "S_2", "--stem", "12", "--max-s", "4").stdout
+    assert run_cli("chart", str(save), "--max-t", "14").stdout == run_cli("resolve", "S_2", "--max-t", "14",
+                                                                           "--max-s", "6").stdout
+    assert_one_line_error(run_cli("chart", str(save), "--stem", "30"),
+                          "holds a run through stem 20, s <= 6; stem 30, s <= 6 reaches beyond it")
+
+
+def test_ext_writes_the_page_and_map_names_its_source(tmp_path: Path) -> None:
+    page = tmp_path / "ext.html"
+    assert run_cli("ext", "C2", "C2", "--stem", "8", "--quiet", "--html", str(page)).returncode == 0
+    assert page.read_text().lstrip().lower().startswith("<!doctype html")
+    assert b"usage: nassau map [-h]" in run_cli("map", "--help").stdout
+    assert b"SOURCE TARGET" in run_cli("map", "--help").stdout.replace(b"\n", b" ").replace(b"  ", b" ")
+
+
 def test_version() -> None:
     out = run_cli("--version")
     assert out.returncode == 0 and out.stdout.decode() == f"nassau {nassau.__version__}\n"

@@ -156,6 +156,18 @@ def _check_arguments(optional: set[str], **values: object) -> None:
             raise EngineError(f"{name} must be {wanted}{' or None' if name in optional else ''} (got {value!r})")
 
 
+def _part(save: Path, saved: Region, stem: int | None, max_t: int | None, max_s: int | None) -> Region:
+    """The part of a saved run's region that stem (or max_t) and max_s name, each edge not given the run's own; one
+    reaching beyond the run is refused."""
+    if stem is None and max_t is None:
+        stem, max_t = saved.max_stem, saved.max_t
+    part = Region(max_s=saved.max_s if max_s is None else max_s, min_degree=saved.min_degree, max_stem=stem,
+                  max_t=max_t)
+    if not all(saved.contains(s, t) for s, t in part.bidegrees()):
+        raise StoreError(f"{save} holds a run through {saved.describe()}; {part.describe()} reaches beyond it")
+    return part
+
+
 def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
     if cluster is not None and workers is not None:
         raise EngineError("give either a cluster's address or a number of local workers, not both")
@@ -197,10 +209,12 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
 
 
 def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2: bool = False,
-         page: int = 2) -> Ext:
+         page: int = 2, stem: int | None = None, *, max_t: int | None = None, max_s: int | None = None) -> Ext:
     """Ext of a finished run saved in `save_dir` (by `resolve(..., save_dir=...)` or --save-dir), without
-    recomputing it: what `nassau chart SAVE_DIR` draws."""
-    _check_arguments({"products"}, save_dir=save_dir, products=products, page=page)
+    recomputing it: what `nassau chart SAVE_DIR` draws. stem (or max_t) and max_s draw a part of it: each edge not
+    given is the run's own."""
+    _check_arguments({"products", "stem", "max_t", "max_s"}, save_dir=save_dir, products=products, page=page,
+                     stem=stem, max_t=max_t, max_s=max_s)
     save = Path(save_dir)
     spec, module, manifest = module_from_manifest(save)
     r = manifest.get("region") or {}
@@ -221,5 +235,7 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2
         raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
                          f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
                          f"--algorithm {algorithm} --save-dir {save}")
+    if (stem, max_t, max_s) != (None, None, None):
+        region = _part(save, region, stem, max_t, max_s)
     resolved = Resolved(module, region, algorithm, res, spec.display, spec, store, cores(), store.loaded)
     return Ext(resolved, list(products) if products else None, d2=d2, page=page)

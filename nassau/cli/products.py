@@ -18,7 +18,15 @@ from charts.atomic import write_text_atomic
 from charts.json_export import dumps
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, resolve_beside, resolve_over, unit_beside
-from nassau.cli.common import UserError, check_request, computation_args, resolve_module, stdout_lines
+from nassau.cli.common import (
+    UserError,
+    check_request,
+    computation_args,
+    quiet_arg,
+    resolve_module,
+    stdout_lines,
+    threads_arg,
+)
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolve import algorithm_over_module
@@ -51,8 +59,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "degree, lift the homomorphism to a chain map and print NAME x_(n, s, j) = [v]: "
                                    "the image in Ext(SOURCE) of each generator of Ext(TARGET) (Ext is contravariant; "
                                    "the reference's lift_hom between modules).")
-    computation_args(m)
-    m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in")
+    computation_args(m, "SOURCE", "the module the homomorphism starts from: ")
+    m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in (as SOURCE)")
     m.add_argument("--send", action="append", default=[], metavar="X=Y[+Z...]",
                    help="the image of a basis element of SOURCE (by name) as a sum of basis elements of TARGET, "
                         "or 0; unnamed elements go to 0 (repeat for several)")
@@ -101,8 +109,8 @@ def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
     p.add_argument("--class", dest="cls", required=True, metavar="n,s,[v]", help="the class, e.g. 20,4,[1] (g)")
     p.add_argument("--algorithm", choices=("standard", "nassau"), default=algorithm,
                    help=f"how to resolve (default {algorithm})")
-    p.add_argument("--threads", type=int, default=1, metavar="K", help="worker threads for resolving")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    threads_arg(p, default=1)
+    quiet_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from charts.text import graded_dimension_string
 from gpu import trace
 from nassau.api.ext import Ext
 from nassau.api.progress import Reporter
-from nassau.api.request import cores, load, request
+from nassau.api.request import load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
     axes_arg,
@@ -26,9 +26,11 @@ from nassau.cli.common import (
     check_request,
     computation_args,
     output_paths,
+    quiet_arg,
     region_args,
     region_of,
     stdout,
+    threads_arg,
     write_outputs,
 )
 from nassau.engine.resolve import choose_algorithm
@@ -48,12 +50,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--cluster", metavar="ADDRESS",
                        help="run the jobs on the Dask scheduler at ADDRESS (e.g. tcp://host:8786) instead of threads; "
                             "needs --save-dir on a directory every worker shares (pip install 'nassau[distributed]')")
-    where.add_argument("--workers", type=int, metavar="N",
-                       help="run the jobs on a local Dask cluster of N worker processes instead of threads; needs "
+    where.add_argument("--workers", type=int, metavar="WORKERS",
+                       help="run the jobs on a local Dask cluster of WORKERS processes instead of threads; needs "
                             "--save-dir")
     where.add_argument("--processes", action="store_true",
-                       help="run the K workers of --threads as processes of this machine, each with a copy of the "
-                            "resolution (no shared interpreter lock; large runs on several cores)")
+                       help="run the THREADS workers of --threads as processes of this machine, each with a copy of "
+                            "the resolution (no shared interpreter lock; large runs on several cores)")
     _chart_files(res)
     chart_products_arg(res)
     _page_args(res)
@@ -70,11 +72,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ext.add_argument("module", metavar="M", help="the module to resolve (as for resolve)")
     ext.add_argument("target", metavar="N", help="a bounded module over the same algebra")
     region_args(ext)
-    ext.add_argument("--threads", type=int, default=cores(), metavar="K", help="worker threads for resolving M")
-    ext.add_argument("--json", metavar="FILE", help="also write the chart as JSON (products empty)")
-    ext.add_argument("--svg", metavar="FILE", help="also draw the chart as SVG")
-    ext.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
-    ext.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    threads_arg(ext)
+    _chart_files(ext)
+    quiet_arg(ext)
     axes_arg(ext)
     tensor = sub.add_parser("tensor", help="write M (x) N as a finite dimensional module file",
                             description="Print (or write with -o) the tensor product of two bounded modules as a "
@@ -87,11 +87,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
                                        "print or write its chart. Nothing is recomputed.")
     chart.add_argument("save_dir", metavar="SAVE_DIR")
-    chart.add_argument("--json", metavar="FILE")
-    chart.add_argument("--svg", metavar="FILE")
-    chart.add_argument("--seqsee", metavar="FILE")
-    chart.add_argument("--html", metavar="FILE", help="the interactive chart page")
-    chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
+    region_args(chart, saved=True)
+    _chart_files(chart)
+    chart.add_argument("--quiet", action="store_true", help="no progress on stderr, and no text chart")
     chart_products_arg(chart)
     _page_args(chart)
     axes_arg(chart)
@@ -99,7 +97,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def _chart_files(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
-    p.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
+    p.add_argument("--svg", metavar="FILE", help="also draw the chart (with its product lines) as SVG")
     p.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
 
@@ -111,15 +109,10 @@ def _unstable_parser(sub: argparse._SubParsersAction) -> None:
                                    "Adams spectral sequence, e.g. for S_2[7] = H*(S^7).")
     r.add_argument("module", metavar="MODULE", help="an unstable module: S_2[7], RP_inf, C2[1], a JSON file, ...")
     region_args(r)
-    r.add_argument("--threads", type=int, default=cores(), metavar="K",
-                   help="worker threads (default: the machine's cores)")
-    r.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it (a family: "
-                                                     "one subdirectory suspension{k} per suspension)")
-    r.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
-    r.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
-    r.add_argument("--svg", metavar="FILE", help="also draw the chart with its h0..h3 lines as SVG")
-    r.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
-    r.add_argument("--html", metavar="FILE", help="also write the interactive chart page")
+    threads_arg(r)
+    r.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
+    quiet_arg(r)
+    _chart_files(r)
     axes_arg(r)
     r.set_defaults(algorithm="auto", trace=False, unstable=True)
 
@@ -216,7 +209,8 @@ def _chart(args: argparse.Namespace) -> int:
     for path in output_paths(args):
         check_output(path)
     with Reporter(None, f"{args.save_dir}: reading the saved run", args.quiet) as reporter:
-        ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page)
+        ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page, stem=args.stem,
+                   max_t=args.max_t, max_s=args.max_s)
         _chart_phase(reporter, ext, any(output_paths(args)))
         write_outputs(ext, args)
         text = chart_text(ext.text(), ext.region.min_degree, args)
