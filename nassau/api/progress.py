@@ -31,13 +31,12 @@ class Reporter(StopsOnError):
     The `with` block ends with the bar taken down, so that what is printed after it starts on a clean line; output
     printed while the bar is up goes inside `hidden()`. Elsewhere one summary line (finish), nothing when quiet."""
 
-    def __init__(self, total: int | None, label: str, quiet: bool, stream: TextIO | None = None,
-                 unit: str = "bidegrees") -> None:
+    def __init__(self, total: int | None, label: str, quiet: bool, stream: TextIO | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.quiet = quiet
         self.label = label
         self.total = total
-        self.unit = unit
+        self.unit = "bidegrees"
         self.done = 0
         self._where = ""
         #: A note on the executor (a cluster run: its workers and the jobs they are running), shown after the bar.

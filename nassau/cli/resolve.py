@@ -137,10 +137,11 @@ def _compute(args: argparse.Namespace) -> int:
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
                   workers=getattr(args, "workers", None), processes=getattr(args, "processes", False))
+    lines_only = args.command == "products"  # the filtration-one lines instead of the chart
     with Reporter(req.size, req.label, args.quiet) as reporter:  # the bar is down before the chart is printed
         ext = req.run(reporter)
         with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
-            if args.command == "products":
+            if lines_only:
                 reporter.phase(f"{req.spec.display}: the products by h_i")
                 text = filtration_one_text(ext.resolution, ext.region)
             else:
@@ -148,7 +149,7 @@ def _compute(args: argparse.Namespace) -> int:
                 write_outputs(ext, args)
                 text = chart_text(ext.text(), ext.region.min_degree, args)
     stdout(text)
-    if args.command == "products":
+    if lines_only:
         reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
         return 0
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
