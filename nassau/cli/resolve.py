@@ -85,7 +85,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     tensor.add_argument("-o", "--output", metavar="FILE", help="write the module file here instead of stdout")
     chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
-                                       "print or write its chart. Nothing is recomputed.")
+                                       "print or write its chart, or with --stem/--max-t/--max-s the chart of a part "
+                                       "of it. Nothing is resolved again.")
     chart.add_argument("save_dir", metavar="SAVE_DIR")
     region_args(chart, saved=True)
     _chart_files(chart)
