@@ -38,6 +38,22 @@ def text_chart(chart: Chart) -> str:
     return graded_dimension_string(chart) + "\n"
 
 
+def with_axes(text: str, min_degree: int) -> str:
+    """A text chart (graded_dimension_string's rows, with or without println's newline) for a person at a terminal:
+    s beside each row (s = 0 at the bottom) and the stem n under every tenth column. The reference prints neither;
+    its bytes are the text without them."""
+    body = text.rstrip("\n")
+    rows = body.split("\n") if body else []
+    width = len(str(max(len(rows) - 1, 0)))
+    labelled = [f"{'s':>{width}}"] + [f"{len(rows) - 1 - i:>{width}} {row}" for i, row in enumerate(rows)]
+    last = min_degree + max((len(row) for row in rows), default=0) // 2 - 1
+    axis = " " * (width + 1)
+    for n in range(-(-min_degree // 10) * 10, last + 1, 10):
+        column = width + 1 + 2 * (n - min_degree)
+        axis = axis.ljust(column) + str(n)
+    return "\n".join([*labelled, axis + "  n"]) + text[len(body):]
+
+
 def parse_graded_dimension_string(text: str, min_degree: int) -> tuple[dict[int, int], dict[tuple[int, int], int]]:
     """Decode a text chart (with or without println's extra newline) into (rows, dims) for a Chart.
 

@@ -85,6 +85,24 @@ def test_bad_input_raises_what_the_cli_prints(tmp_path: Path) -> None:
         ext.chart
 
 
+@pytest.mark.parametrize("call, message", [
+    (lambda: nassau.resolve("S_2", stem="10"), "stem must be an integer or None (got '10')"),
+    (lambda: nassau.resolve("S_2", stem=True), "stem must be an integer or None (got True)"),
+    (lambda: nassau.resolve("S_2", stem=10, max_s=3.0), "max_s must be an integer (got 3.0)"),
+    (lambda: nassau.resolve("S_2", stem=10, threads="2"), "threads must be an integer or None (got '2')"),
+    (lambda: nassau.resolve("S_2", stem=10, products="h0"), "products must be a list of names or None (got 'h0')"),
+    (lambda: nassau.resolve(2, stem=10), "module must be a module name or the path of a module file, as a string"),
+    (lambda: nassau.resolve("S_2", stem=10, save_dir=3), "save_dir must be a path or None (got 3)"),
+    (lambda: nassau.load(None), "save_dir must be a path (got None)"),
+])
+def test_arguments_of_the_wrong_type_are_one_line(call, message: str) -> None:
+    """The API checks its arguments' types before any work and raises the EngineError the CLI would print as one
+    line, not a TypeError from deep inside."""
+    with pytest.raises(EngineError) as raised:
+        call()
+    assert str(raised.value).startswith(message)
+
+
 def test_import_is_cheap() -> None:
     """`import nassau` loads no numba, numpy or engine: the API is imported on first use."""
     code = "import sys, nassau; print(sorted(m for m in ('numba', 'numpy', 'nassau.api.request') if m in sys.modules))"

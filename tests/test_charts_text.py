@@ -13,6 +13,7 @@ from charts.text import (
     parse_filtration_one,
     parse_graded_dimension_string,
     text_chart,
+    with_axes,
 )
 
 DATA = Path(__file__).parent / "data" / "sseq"
@@ -51,6 +52,23 @@ def test_golden_dimensions_decode_to_known_classes():
     assert dims[(0, 11)] == 1 and dims[(14, 4)] == 1 and dims[(18, 4)] == 2 and (13, 4) not in dims
     _, ko = parse_graded_dimension_string(golden_stdout("resolve-ko[-2]").decode(), -2)
     assert ko[(-2, 0)] == 1 and (-1, 0) not in ko
+
+
+@pytest.mark.parametrize("name", ["resolve_through_stem-S_2", "resolve-RP_-4_inf"])
+def test_axes_label_the_rows_by_s_and_every_tenth_stem(name):
+    """--axes: s beside each row, the stem under the column of every tenth stem; the rows themselves unchanged."""
+    _, _, min_degree, _ = GOLDEN[name]
+    text = golden_stdout(name).decode()
+    lines = with_axes(text, min_degree).split("\n")
+    rows = text.rstrip("\n").split("\n")
+    width = len(str(len(rows) - 1))
+    assert lines[0] == "s".rjust(width) and lines[-2:] == ["", ""]  # println's blank line kept
+    assert [line[:width] for line in lines[1:len(rows) + 1]] == [str(s).rjust(width) for s in range(len(rows))][::-1]
+    assert [line[width + 1:] for line in lines[1:len(rows) + 1]] == rows
+    axis = lines[len(rows) + 1]
+    stems = {n: width + 1 + 2 * (n - min_degree) for n in range(0, 31, 10)}
+    assert all(axis[col:col + len(str(n))] == str(n) for n, col in stems.items()) and axis.endswith("30  n")
+    assert axis.split()[:-1] == [str(n) for n in stems]
 
 
 def test_blank_top_rows_are_dropped_and_cells_end_with_a_space():

@@ -2,6 +2,7 @@
 threads. It runs in this process (tests.helpers.run_cli); test_resolve_charts runs `python -m nassau` once."""
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,20 +10,79 @@ from pathlib import Path
 
 import pytest
 
+import nassau
 from charts.seqsee import to_seqsee
 from charts.svg import parse_svg
+from charts.text import with_axes
+from nassau.cli.main import build_parser
 from tests.helpers import assert_one_line_error, golden, run_cli
 from tests.test_charts_svg import drawing
 
 
-def test_help_answers() -> None:
-    for args in (["--help"], ["resolve", "--help"], ["products", "--help"], ["chart", "--help"]):
-        out = run_cli(*args)
-        assert out.returncode == 0 and b"usage: nassau" in out.stdout
+def _commands() -> list[str]:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return list(sub.choices)
+
+
+@pytest.mark.parametrize("command", [None, *_commands()])
+def test_help_answers(command: str | None) -> None:
+    """`nassau --help` and every command's --help print their usage (a help text argparse cannot format, such as
+    an unescaped %, is a traceback)."""
+    out = run_cli(*([command] if command else []), "--help")
+    assert out.returncode == 0 and out.stdout.startswith(b"usage: nassau"), out.stderr
+
+
+#: Options whose placeholder differs by command, and why.
+PLACEHOLDERS_DIFFER = {"--output": "tensor writes a FILE, save-bruner a DIR of files"}
+
+
+def test_an_option_has_one_name_and_placeholder_everywhere() -> None:
+    """The same option has the same placeholder in every command (--threads THREADS, --stem N, ...), and no command
+    gives one placeholder letter to two options (mahowald-invariant's --threads T beside --max-t T's T once)."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    placeholders: dict[str, set[str]] = {}
+    for command, parser in sub.choices.items():
+        letters: dict[str, str] = {}
+        for action in parser._actions:
+            if not action.option_strings or action.nargs == 0:
+                continue
+            option = max(action.option_strings, key=len)
+            placeholder = str(action.metavar or action.dest.upper())
+            placeholders.setdefault(option, set()).add(placeholder)
+            if len(placeholder) == 1:
+                assert letters.setdefault(placeholder, option) == option, (command, placeholder)
+    assert {o: p for o, p in placeholders.items() if len(p) > 1 and o not in PLACEHOLDERS_DIFFER} == {}
+
+
+def test_chart_draws_a_part_of_a_saved_run(tmp_path: Path) -> None:
+    """chart SAVE_DIR --stem N --max-s S draws that part of the saved run, as resolve would print it; a part
+    reaching beyond the run is one line."""
+    save = tmp_path / "S_2"
+    assert run_cli("resolve", "S_2", "--stem", "20", "--max-s", "6", "--save-dir", str(save), "--quiet").returncode == 0
+    part = run_cli("chart", str(save), "--stem", "12", "--max-s", "4")
+    assert part.returncode == 0 and part.stdout == run_cli("resolve", "S_2", "--stem", "12", "--max-s", "4").stdout
+    assert run_cli("chart", str(save), "--max-t", "14").stdout == run_cli("resolve", "S_2", "--max-t", "14",
+                                                                           "--max-s", "6").stdout
+    assert_one_line_error(run_cli("chart", str(save), "--stem", "30"),
+                          "holds a run through stem 20, s <= 6; stem 30, s <= 6 reaches beyond it")
+
+
+def test_ext_writes_the_page_and_map_names_its_source(tmp_path: Path) -> None:
+    page = tmp_path / "ext.html"
+    assert run_cli("ext", "C2", "C2", "--stem", "8", "--quiet", "--html", str(page)).returncode == 0
+    assert page.read_text().lstrip().lower().startswith("<!doctype html")
+    assert b"usage: nassau map [-h]" in run_cli("map", "--help").stdout
+    assert b"SOURCE TARGET" in run_cli("map", "--help").stdout.replace(b"\n", b" ").replace(b"  ", b" ")
+
+
+def test_version() -> None:
+    out = run_cli("--version")
+    assert out.returncode == 0 and out.stdout.decode() == f"nassau {nassau.__version__}\n"
 
 
 @pytest.mark.parametrize("args,needle", [
     (["resolve", "NoSuchModule", "--stem", "10"], "unknown module 'NoSuchModule'"),
+    (["resolve", "s2", "--stem", "10"], "unknown module 's2': did you mean S_2?"),
     (["resolve", "S_2", "--stem", "-3"], "below the module's bottom degree"),
     (["resolve", "S_2", "--stem", "1000000"], "out of range"),
     (["resolve", "S_2", "--stem", "10", "--max-s", "-1"], "max s -1 is out of range"),
@@ -36,7 +96,8 @@ def test_help_answers() -> None:
     (["secondary", "S_2", "--stem", "10", "--json", "/nonexistent/dir/d2.json"], "does not exist"),
     (["resolve", "tmf2", "--stem", "10", "--algorithm", "nassau"], "does not apply to tmf2"),
     (["resolve", "S_3", "--stem", "10", "--algorithm", "nassau"], "implemented at p = 2 only"),
-    (["resolve", "C2v14", "--stem", "10", "--algorithm", "nassau"], "does not apply to C2v14: it is defined as a cofiber"),
+    (["resolve", "C2v14", "--stem", "10", "--algorithm", "nassau"],
+     "does not apply to C2v14: it is defined as a cofiber"),
     (["resolve", "S_2", "--stem", "10", "--json", "/nonexistent/dir/out.json"], "does not exist"),
     (["resolve", "S_2", "--stem", "10", "--svg", "/"], "is a directory"),
 ])
@@ -50,6 +111,13 @@ def test_bad_product_table_budget(monkeypatch: pytest.MonkeyPatch, variable: str
     assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10"), f"{variable} must be a number")
 
 
+@pytest.mark.parametrize("name", ["runs", "runs/", "./runs"])
+def test_a_directory_is_not_a_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    assert_one_line_error(run_cli("resolve", name, "--stem", "5"), f"{name} is a directory, not a module file")
+
+
 def test_malformed_module_file(tmp_path: Path) -> None:
     bad = tmp_path / "broken.json"
     bad.write_text('{"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [')
@@ -59,6 +127,13 @@ def test_malformed_module_file(tmp_path: Path) -> None:
 def test_argument_errors_exit_2() -> None:
     out = run_cli("resolve", "S_2")
     assert out.returncode == 2 and b"--stem" in out.stderr and b"Traceback" not in out.stderr
+
+
+def test_a_list_option_that_took_the_module_says_so() -> None:
+    err = run_cli("resolve", "--stem", "5", "--products", "h0", "h1", "S_2").stderr.decode().strip().splitlines()[-1]
+    assert err == ("nassau resolve: error: the following arguments are required: MODULE (--products reads every word "
+                   "after it as one of its items: put MODULE before --products)")
+    assert b"--products" not in run_cli("resolve", "--stem", "5").stderr.splitlines()[-1]
 
 
 def test_json_export(tmp_path: Path) -> None:
@@ -73,6 +148,15 @@ def test_json_export(tmp_path: Path) -> None:
     ops = [p["op"] for p in data["products"]]
     assert [ops.count(h) for h in ("h0", "h1", "h2", "h3")] == [33, 16, 14, 10]
     assert {"op": "h1", "source": [0, 0, 0], "target": [1, 1, 0]} in data["products"]
+
+
+def test_axes_on_request_and_the_references_bytes_otherwise() -> None:
+    """--axes always adds them to a piped chart; auto (the default, stdout not a terminal here) and never print the
+    reference's bytes."""
+    args = ("resolve", "S_2", "--stem", "30", "--max-s", "11", "--quiet")
+    assert run_cli(*args).stdout.decode() == golden("resolve_through_stem-S_2")
+    assert run_cli(*args, "--axes", "never").stdout.decode() == golden("resolve_through_stem-S_2")
+    assert run_cli(*args, "--axes", "always").stdout.decode() == with_axes(golden("resolve_through_stem-S_2"), 0)
 
 
 def test_summary_line_when_not_a_terminal() -> None:

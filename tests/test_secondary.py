@@ -49,7 +49,8 @@ def test_sigma_products(pair: PairAlgebra, r: tuple, s: tuple, z4: dict, ys: dic
     """REFERENCE-SECONDARY 2.2's table."""
     e = pair.sigma_product(r, s)
     assert _names(pair.basis, e.degree, e.z4) == z4
-    got = {key: sorted(_names(pair.basis, e.degree + 1 - 2**key[0] - 2**key[1], v)) for key, v in e.ys.items() if v.any()}
+    got = {key: sorted(_names(pair.basis, e.degree + 1 - 2**key[0] - 2**key[1], v))
+           for key, v in e.ys.items() if v.any()}
     assert got == {key: sorted(v) for key, v in ys.items()}
 
 
@@ -225,7 +226,8 @@ def test_batched_composites_and_a_terms_equal_the_one_at_a_time_twins() -> None:
                         row = ys.setdefault(key, np.zeros(low.dimension(d_key), dtype=np.uint8))
                         o = low.offsets(d_key)[target]
                         row[o:o + len(v)] ^= v
-                assert np.array_equal(to_bool(fast.twos[None, :], len(twos))[0], twos.astype(bool)) if len(twos) else True
+                assert (np.array_equal(to_bool(fast.twos[None, :], len(twos))[0], twos.astype(bool))
+                        if len(twos) else True)
                 assert {k: v for k, v in ys.items() if v.any()}.keys() == fast.ys.keys()
                 for key, row in ys.items():
                     if row.any():
@@ -304,9 +306,12 @@ def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
     jsonschema.Draft7Validator(schema).validate(seqsee)
     assert sum("d2" in e["attributes"] for e in seqsee["edges"]) == 4
     assert {"source": [15, 1, 0], "target": [14, 3, 0]} in json.loads((tmp_path / "c.json").read_text())["d2"]
-    e3 = run_cli("resolve", "S_2", "--stem", "30", "--max-s", "7", "--quiet", "--page", "3")
+    e3 = run_cli("resolve", "S_2", "--stem", "30", "--max-s", "7", "--page", "3")
     _, dims2 = parse_graded_dimension_string(e2.stdout.decode(), 0)
     _, dims3 = parse_graded_dimension_string(e3.stdout.decode(), 0)
+    # the summary says what it counts: E3's classes are not generators of the resolution
+    assert e3.stderr.decode().startswith(f"S_2: {sum(dims3.values())} classes on E3 (of {sum(dims2.values())} "
+                                         "generators on E2) through stem 30, s <= 7")
     # Here every d2 is one entry, from distinct sources to distinct targets: each costs its source and target one.
     expected = dict(dims2)
     for b in [(15, 1), (14, 3), (17, 4), (16, 6), (18, 4), (17, 6), (18, 5), (17, 7)]:

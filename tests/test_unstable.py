@@ -142,7 +142,7 @@ def test_unstable_suspension_golden() -> None:
                                                       ("RP_inf", "$\\Sigma^{%} \\mathbb{R}P^\\infty$",
                                                        "unstable_chart-RPinf")])
 def test_unstable_chart_golden(module: str, name: str, file: str, tmp_path) -> None:
-    out = run_cli("unstable-chart", module, "--stem", "6", "--max-s", "4", "--name", name, "--quiet",
+    out = run_cli("unstable-chart", module, "--stem", "6", "--max-s", "4", "--title", name, "--quiet",
                   "--svg-dir", str(tmp_path))
     assert out.returncode == 0, out.stderr
     assert out.stdout.decode() == golden(file)

@@ -6,6 +6,7 @@ definitions bundled with this package. `NAME[k]` suspends by k; `@milnor` may fo
 """
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -45,13 +46,25 @@ def find_module_file(name: str, cwd: Path | None = None) -> Path:
     if name.endswith(".json") or "/" in name:
         if direct.is_file():
             return direct
-        raise ModuleError(f"module file {name} does not exist")
+        raise ModuleError(_not_a_file(name, direct))
     for candidate in (cwd / f"{name}.json", cwd / "steenrod_modules" / f"{name}.json", bundled_dir() / f"{name}.json"):
         if candidate.is_file():
             return candidate
-    known = ", ".join(sorted(p.stem for p in bundled_dir().glob("*.json")))
-    raise ModuleError(f"unknown module {name!r}: no {name}.json in the working directory, in steenrod_modules/, "
-                      f"or among the bundled modules ({known})")
+    if (cwd / name).is_dir():
+        raise ModuleError(_not_a_file(name, cwd / name))
+    known = sorted(p.stem for p in bundled_dir().glob("*.json"))
+    where = f"no {name}.json in the working directory, in steenrod_modules/, or among the bundled modules"
+    lower = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name.lower(), list(lower), n=1)
+    if close:
+        raise ModuleError(f"unknown module {name!r}: did you mean {lower[close[0]]}? ({where})")
+    raise ModuleError(f"unknown module {name!r}: {where} ({', '.join(known)})")
+
+
+def _not_a_file(name: str, path: Path) -> str:
+    if path.is_dir():
+        return f"{name} is a directory, not a module file (a save directory is drawn by `nassau chart {name}`)"
+    return f"module file {name} does not exist"
 
 
 TENSOR = "tensor product"

@@ -1,9 +1,12 @@
-"""Progress on stderr: a live rich bar on a terminal, one summary line otherwise, nothing with --quiet."""
+"""Progress on stderr: a live rich bar on a terminal (one per phase of the work), one summary line otherwise,
+nothing with --quiet."""
 from __future__ import annotations
 
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -23,11 +26,17 @@ class StopsOnError:
 
 
 class Reporter(StopsOnError):
-    def __init__(self, total: int, label: str, quiet: bool, stream: TextIO | None = None) -> None:
+    """The command line's progress. On a terminal a live bar, in phases: the first counts `total` bidegrees (or
+    other units), each `phase` after it replaces the bar by its own (a pulsing one when its size is not known).
+    The `with` block ends with the bar taken down, so that what is printed after it starts on a clean line; output
+    printed while the bar is up goes inside `hidden()`. Elsewhere one summary line (finish), nothing when quiet."""
+
+    def __init__(self, total: int | None, label: str, quiet: bool, stream: TextIO | None = None) -> None:
         self.stream = sys.stderr if stream is None else stream
         self.quiet = quiet
         self.label = label
         self.total = total
+        self.unit = "bidegrees"
         self.done = 0
         self._where = ""
         #: A note on the executor (a cluster run: its workers and the jobs they are running), shown after the bar.
@@ -41,26 +50,60 @@ class Reporter(StopsOnError):
             from rich.console import Console
             from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/"
-                                      "{task.total} bidegrees"), TimeElapsedColumn(),
-                                      console=Console(file=self.stream), transient=True)
-            self._task = self._progress.add_task(label, total=total)
+            self._progress = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn("{task.fields[count]}"),
+                                      TimeElapsedColumn(), console=Console(file=self.stream), transient=True)
+            self._task = self._progress.add_task(label, total=total, count=self._count())
             self._progress.start()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        super().__exit__(exc_type, exc, tb)
+        self._stop()
 
     def advance(self, s: int, t: int) -> None:
         """One bidegree finished."""
+        self.step(f"(n={t - s}, s={s})")
+
+    def step(self, where: str) -> None:
+        """One unit of the phase finished; `where` is shown beside the label."""
         with self._lock:
             self.done += 1
-            self._where = f": (n={t - s}, s={s})"
+            self._where = f": {where}"
+            self._show()
+
+    def phase(self, label: str, total: int | None = None, unit: str = "bidegrees") -> None:
+        """A new phase of the work from here on: the bar shows `label` and counts its `total` units from 0 (or,
+        with no total, pulses), with its own elapsed time."""
+        with self._lock:
+            self.label, self.total, self.unit, self.done, self._where, self._note = label, total, unit, 0, "", ""
             if self._progress is not None:
-                self._progress.update(self._task, advance=1, description=self._description())
+                self._progress.update(self._task, visible=False)
+                self._task = self._progress.add_task(label, total=total, count=self._count())
+                self._progress.refresh()  # drawn now, however short the phase
 
     def status(self, note: str) -> None:
         """Show this note beside the bar until the next one."""
         with self._lock:
             self._note = note
+            self._show()
+
+    @contextmanager
+    def hidden(self) -> Iterator[None]:
+        """The bar taken down while the block prints (to stdout, which may be the same terminal), then drawn again
+        below what it printed."""
+        self._stop()
+        try:
+            yield
+        finally:
             if self._progress is not None:
-                self._progress.update(self._task, description=self._description())
+                self._progress.start()
+
+    def _show(self) -> None:
+        if self._progress is not None:
+            self._progress.update(self._task, completed=self.done, description=self._description(),
+                                  count=self._count())
+
+    def _count(self) -> str:
+        return f"{self.done}/{self.total} {self.unit}" if self.total is not None else ""
 
     def _description(self) -> str:
         return self.label + self._where + (f" [{self._note}]" if self._note else "")
@@ -69,12 +112,15 @@ class Reporter(StopsOnError):
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
-    def finish(self, summary: str) -> None:
+    def _stop(self) -> None:
+        """Take the bar down (it is transient: nothing of it stays on the terminal)."""
         if self._progress is not None:
             self._progress.stop()
+
+    def finish(self, summary: str) -> None:
+        self._stop()
         if not self.quiet:
             print(f"{summary} in {self.elapsed:.2f} s", file=self.stream)
 
     def abort(self) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+        self._stop()

@@ -104,6 +104,9 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             over_module: bool = False, processes: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
     itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm."""
+    _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
+                     stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
+                     products=products, save_dir=save_dir, cluster=cluster)
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
@@ -132,6 +135,37 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         store.open(region)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
                    cluster, workers, processes)
+
+
+#: What each argument of `request` and `load` must be, and how an error says it.
+_KINDS = {"module": (str, "a module name or the path of a module file, as a string"), "stem": (int, "an integer"),
+          "max_t": (int, "an integer"), "max_s": (int, "an integer"), "threads": (int, "an integer"),
+          "page": (int, "an integer"), "workers": (int, "an integer"), "save_dir": ((str, os.PathLike), "a path"),
+          "cluster": (str, "an address"), "products": ((list, tuple), "a list of names")}
+
+
+def _check_arguments(optional: set[str], **values: object) -> None:
+    """The types of the API's arguments, checked before any is used: a bad one raises EngineError (the one line the
+    CLI prints), not a TypeError from deep inside. The `optional` ones may be None."""
+    for name, value in values.items():
+        kind, wanted = _KINDS[name]
+        if value is None and name in optional:
+            continue
+        if not isinstance(value, kind) or isinstance(value, bool) or (
+                name == "products" and not all(isinstance(p, str) for p in value)):
+            raise EngineError(f"{name} must be {wanted}{' or None' if name in optional else ''} (got {value!r})")
+
+
+def _part(save: Path, saved: Region, stem: int | None, max_t: int | None, max_s: int | None) -> Region:
+    """The part of a saved run's region that stem (or max_t) and max_s name, each edge not given the run's own; one
+    reaching beyond the run is refused."""
+    if stem is None and max_t is None:
+        stem, max_t = saved.max_stem, saved.max_t
+    part = Region(max_s=saved.max_s if max_s is None else max_s, min_degree=saved.min_degree, max_stem=stem,
+                  max_t=max_t)
+    if not all(saved.contains(s, t) for s, t in part.bidegrees()):
+        raise StoreError(f"{save} holds a run through {saved.describe()}; {part.describe()} reaches beyond it")
+    return part
 
 
 def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
@@ -170,14 +204,17 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
                                                                                        not progress)
     with bar:
         ext = req.run(bar)
-    bar.finish(f"{req.spec.display}: {len(ext.generators)} generators")
+    bar.finish(f"{req.spec.display}: {ext.counted()}")
     return ext
 
 
 def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2: bool = False,
-         page: int = 2) -> Ext:
+         page: int = 2, stem: int | None = None, *, max_t: int | None = None, max_s: int | None = None) -> Ext:
     """Ext of a finished run saved in `save_dir` (by `resolve(..., save_dir=...)` or --save-dir), without
-    recomputing it: what `nassau chart SAVE_DIR` draws."""
+    recomputing it: what `nassau chart SAVE_DIR` draws. stem (or max_t) and max_s draw a part of it: each edge not
+    given is the run's own."""
+    _check_arguments({"products", "stem", "max_t", "max_s"}, save_dir=save_dir, products=products, page=page,
+                     stem=stem, max_t=max_t, max_s=max_s)
     save = Path(save_dir)
     spec, module, manifest = module_from_manifest(save)
     r = manifest.get("region") or {}
@@ -198,5 +235,7 @@ def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2
         raise StoreError(f"{save} holds an unfinished run ({len(missing)} bidegrees missing, first (n={t - s}, "
                          f"s={s})); finish it with: nassau resolve {spec.display} {edge} --max-s {region.max_s} "
                          f"--algorithm {algorithm} --save-dir {save}")
+    if (stem, max_t, max_s) != (None, None, None):
+        region = _part(save, region, stem, max_t, max_s)
     resolved = Resolved(module, region, algorithm, res, spec.display, spec, store, cores(), store.loaded)
     return Ext(resolved, list(products) if products else None, d2=d2, page=page)

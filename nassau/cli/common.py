@@ -19,6 +19,7 @@ from charts.json_export import write_json
 from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
+from charts.text import with_axes
 from gpu import device as gpu_device
 from gpu.errors import GpuUnavailableError
 from nassau.api.ext import Ext
@@ -36,26 +37,38 @@ class UserError(Exception):
 
 
 # -- arguments ---------------------------------------------------------------------------------------------------
-def region_args(p: argparse.ArgumentParser) -> None:
-    span = p.add_mutually_exclusive_group(required=True)
-    span.add_argument("--stem", type=int, metavar="N", help="compute every stem n <= N")
-    span.add_argument("--max-t", type=int, metavar="T", help="compute every internal degree t <= T instead")
-    p.add_argument("--max-s", type=int, default=DEFAULT_MAX_S, metavar="S",
-                   help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
+def region_args(p: argparse.ArgumentParser, saved: bool = False) -> None:
+    """--stem N or --max-t T, and --max-s S. saved: the part of a saved run to draw, by default all of it."""
+    verb = "draw" if saved else "compute"
+    span = p.add_mutually_exclusive_group(required=not saved)
+    span.add_argument("--stem", type=int, metavar="N", help=f"{verb} every stem n <= N")
+    span.add_argument("--max-t", type=int, metavar="T", help=f"{verb} every internal degree t <= T instead")
+    default = "the saved run's" if saved else DEFAULT_MAX_S
+    p.add_argument("--max-s", type=int, default=None if saved else DEFAULT_MAX_S, metavar="S",
+                   help=f"{verb} Adams filtrations s <= S (default {default})")
 
 
-def computation_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("module", metavar="MODULE",
-                   help="S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], NAME@adem, A^B (tensor product), or a "
-                        "path to a module JSON file")
+def threads_arg(p: argparse.ArgumentParser, default: int | None = None) -> None:
+    p.add_argument("--threads", type=int, default=cores() if default is None else default, metavar="THREADS",
+                   help="worker threads (default: " + ("the machine's cores" if default is None else str(default))
+                        + ")")
+
+
+def quiet_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+
+
+def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: str = "") -> None:
+    p.add_argument("module", metavar=name,
+                   help=about + "S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], NAME@adem, A^B (tensor product), "
+                                "or a path to a module JSON file")
     region_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "
                         "else the standard one")
-    p.add_argument("--threads", type=int, default=cores(), metavar="K",
-                   help="worker threads (default: the machine's cores)")
+    threads_arg(p)
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    quiet_arg(p)
     p.add_argument("--trace", action="store_true", help="log one line per large row reduction on stderr")
 
 
@@ -63,6 +76,12 @@ def chart_products_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--products", nargs="+", metavar="OP",
                    help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
                         "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+
+
+def axes_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--axes", choices=("auto", "always", "never"), default="auto",
+                   help="print s beside the text chart's rows and the stem under every tenth column: auto (default) "
+                        "on a terminal only, so that piped output stays the reference's, byte for byte")
 
 
 # -- checks before any work -----------------------------------------------------------------------------------------
@@ -130,6 +149,14 @@ def resolve_module(args: argparse.Namespace, unstable: bool = False, over_module
 def stdout(text: str) -> None:
     sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.flush()
+
+
+def chart_text(text: str, min_degree: int, args: argparse.Namespace) -> str:
+    """The text chart as --axes asks: with its axes (charts.text.with_axes) when always, or auto and stdout is a
+    terminal; else the reference's bytes."""
+    if args.axes == "always" or (args.axes == "auto" and sys.stdout.isatty()):
+        return with_axes(text, min_degree)
+    return text
 
 
 def stdout_lines(lines: Iterable[str]) -> None:

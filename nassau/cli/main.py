@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from importlib.metadata import version
 
 from algebra.milnor import warmup
 from algebra.module.spec import ModuleError
@@ -23,12 +24,32 @@ GROUPS = (resolve, products, secondary, unstable, tools)
 ERRORS = (UserError, ModuleError, EngineError, StoreError, *(e for group in GROUPS for e in group.ERRORS))
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (every command's: subparsers take their parent's class), whose error for a missing MODULE
+    says when an option taking a list (--products OP ...) read it as one more item."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message: str):
+        if message.startswith("the following arguments are required: "):
+            missing = message.split(": ", 1)[1].split(",")[0]
+            for action in self._actions:
+                took = [w for w in action.option_strings if w in self._words]
+                if took and action.nargs in ("+", "*"):
+                    message += (f" ({took[0]} reads every word after it as one of its items: put {missing} before "
+                                f"{took[0]})")
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="nassau",
         description="Compute Ext over the mod-p Steenrod algebra (the Adams E2 page): minimal resolutions, charts, "
                     "products.",
     )
+    parser.add_argument("--version", action="version", version=f"nassau {version('nassau')}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
         group.add_parsers(sub)

@@ -18,7 +18,15 @@ from charts.atomic import write_text_atomic
 from charts.json_export import dumps
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, resolve_beside, resolve_over, unit_beside
-from nassau.cli.common import UserError, check_request, computation_args, resolve_module, stdout_lines
+from nassau.cli.common import (
+    UserError,
+    check_request,
+    computation_args,
+    quiet_arg,
+    resolve_module,
+    stdout_lines,
+    threads_arg,
+)
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolve import algorithm_over_module
@@ -51,8 +59,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "degree, lift the homomorphism to a chain map and print NAME x_(n, s, j) = [v]: "
                                    "the image in Ext(SOURCE) of each generator of Ext(TARGET) (Ext is contravariant; "
                                    "the reference's lift_hom between modules).")
-    computation_args(m)
-    m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in")
+    computation_args(m, "SOURCE", "the module the homomorphism starts from: ")
+    m.add_argument("target", metavar="TARGET", help="the module the homomorphism lands in (as SOURCE)")
     m.add_argument("--send", action="append", default=[], metavar="X=Y[+Z...]",
                    help="the image of a basis element of SOURCE (by name) as a sum of basis elements of TARGET, "
                         "or 0; unnamed elements go to 0 (repeat for several)")
@@ -101,8 +109,8 @@ def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
     p.add_argument("--class", dest="cls", required=True, metavar="n,s,[v]", help="the class, e.g. 20,4,[1] (g)")
     p.add_argument("--algorithm", choices=("standard", "nassau"), default=algorithm,
                    help=f"how to resolve (default {algorithm})")
-    p.add_argument("--threads", type=int, default=1, metavar="K", help="worker threads for resolving")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    threads_arg(p, default=1)
+    quiet_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,12 +155,12 @@ def _product(args: argparse.Namespace) -> dict[str, Any]:
         for name, c in named:
             c.check_in(unit.resolution, f"the class {name}")
         alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
-        reporter = Reporter(0, "products", args.quiet)
         found, text = [], []
-        for name, c in named:
-            rows = product_rows(alg, c, mod.region)
-            text.extend(lines(name, rows))
-            found.extend(_rows_json(name, rows, (c.n, c.s)))
+        with Reporter(None, f"{mod.label}: products by {', '.join(n for n, _ in named)}", args.quiet) as reporter:
+            for name, c in named:
+                rows = product_rows(alg, c, mod.region)
+                text.extend(lines(name, rows))
+                found.extend(_rows_json(name, rows, (c.n, c.s)))
         stdout_lines(text)
         reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {mod.region.describe()}")
         return _head("product", mod) | {"by": {name: _class_json(c) for name, c in named}, "rows": found}
@@ -166,8 +174,8 @@ def _massey(args: argparse.Namespace) -> dict[str, Any]:
         reach = [(a.n, a.s), (b.n, b.s), (a.n + b.n, a.s + b.s), (sn, ss)]
         unit = unit_beside(mod, Region.through(reach, 0), args.algorithm, args.quiet)
         alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
-        reporter = Reporter(0, "massey", args.quiet)
-        brackets = massey_products(alg, a, b, mod.region, args.threads)
+        with Reporter(None, f"{mod.label}: Massey products <a, b, x>", args.quiet) as reporter:
+            brackets = massey_products(alg, a, b, mod.region, args.threads)
         stdout_lines(x.line() for x in brackets)
         reporter.finish(f"{mod.label}: {len(brackets)} brackets <a, b, x> with nonzero offset through "
                         f"{mod.region.describe()}")
@@ -182,8 +190,8 @@ def _sq0(args: argparse.Namespace) -> dict[str, Any]:
     with resolve_module(args) as mod:
         if not is_unit_module(mod.module):
             raise UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
-        reporter = Reporter(0, "sq0", args.quiet)
-        rows = sq0_rows(mod.resolution, mod.region, args.threads)
+        with Reporter(None, f"{mod.label}: Sq^0", args.quiet) as reporter:
+            rows = sq0_rows(mod.resolution, mod.region, args.threads)
         stdout_lines(lines("Sq^0", rows))
         reporter.finish(f"{mod.label}: Sq^0 on {len(rows)} classes through {mod.region.describe()}")
         return _head("sq0", mod) | {"rows": [{"name": "Sq^0", "class": [r.n, r.s, r.j], "image": [2 * r.n + r.s, r.s],
@@ -209,9 +217,10 @@ def _resolve_for_class(args: argparse.Namespace, region_of) -> tuple[Resolved, E
 
 def _yoneda(args: argparse.Namespace) -> dict[str, Any]:
     mod, x = _resolve_for_class(args, lambda c: {"max_s": c.s, "max_stem": c.n})
-    reporter = Reporter(0, "yoneda", args.quiet)
-    y = Yoneda(mod.resolution, x)
-    stdout_lines(yoneda_lines(y))
+    with Reporter(None, f"{mod.label}: a Yoneda representative of {x}", args.quiet) as reporter:
+        y = Yoneda(mod.resolution, x)
+        text = yoneda_lines(y)
+    stdout_lines(text)
     reporter.finish(f"{mod.label}: Yoneda representative of {x}")
     return {"command": "yoneda", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
             "truncation": [y.truncation[s] for s in range(x.s + 1)],
@@ -223,8 +232,8 @@ def _steenrod(args: argparse.Namespace) -> dict[str, Any]:
     if not is_unit_module(load_module(args.module)):
         raise UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
     mod, x = _resolve_for_class(args, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})
-    reporter = Reporter(0, "steenrod", args.quiet)
-    y, values = squares(mod.resolution, x)
+    with Reporter(None, f"{mod.label}: Sq^j of {x}", args.quiet) as reporter:
+        y, values = squares(mod.resolution, x)
     stdout_lines(steenrod_lines(x, y, values))
     reporter.finish(f"{mod.label}: Sq^j of {x}")
     return {"command": "steenrod", "module": mod.label, "algorithm": mod.algorithm, "class": _class_json(x),
@@ -240,11 +249,11 @@ def _map(args: argparse.Namespace) -> dict[str, Any]:
         phi.check_linear(source.region.t_limit)
         t_region = shifted_region(source.region, 0, -args.degree, target_module.min_degree)
         target = resolve_beside(target_module, t_region, args.algorithm, args.threads, args.quiet)
-        reporter = Reporter(0, "map", args.quiet)
-        f = ChainMap.from_module_map(source.resolution, target.resolution, args.degree, phi.matrix, source.region,
-                                     args.name)
-        lift([f], args.threads)
-        rows = map_rows(f, t_region)
+        with Reporter(None, f"{source.label} -> {target.label}: lifting {args.name}", args.quiet) as reporter:
+            f = ChainMap.from_module_map(source.resolution, target.resolution, args.degree, phi.matrix,
+                                         source.region, args.name)
+            lift([f], args.threads)
+            rows = map_rows(f, t_region)
         stdout_lines(lines(args.name, rows))
         reporter.finish(f"{source.label} -> {target.label}: {len(rows)} classes mapped through "
                         f"{source.region.describe()}")

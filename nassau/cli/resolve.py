@@ -14,18 +14,23 @@ from charts.atomic import write_text_atomic
 from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
+from nassau.api.ext import Ext
 from nassau.api.progress import Reporter
-from nassau.api.request import cores, load, request
+from nassau.api.request import load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
+    axes_arg,
     chart_products_arg,
+    chart_text,
     check_output,
     check_request,
     computation_args,
     output_paths,
+    quiet_arg,
     region_args,
     region_of,
     stdout,
+    threads_arg,
     write_outputs,
 )
 from nassau.engine.resolve import choose_algorithm
@@ -45,15 +50,16 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--cluster", metavar="ADDRESS",
                        help="run the jobs on the Dask scheduler at ADDRESS (e.g. tcp://host:8786) instead of threads; "
                             "needs --save-dir on a directory every worker shares (pip install 'nassau[distributed]')")
-    where.add_argument("--workers", type=int, metavar="N",
-                       help="run the jobs on a local Dask cluster of N worker processes instead of threads; needs "
+    where.add_argument("--workers", type=int, metavar="WORKERS",
+                       help="run the jobs on a local Dask cluster of WORKERS processes instead of threads; needs "
                             "--save-dir")
     where.add_argument("--processes", action="store_true",
-                       help="run the K workers of --threads as processes of this machine, each with a copy of the "
-                            "resolution (no shared interpreter lock; large runs on several cores)")
+                       help="run the THREADS workers of --threads as processes of this machine, each with a copy of "
+                            "the resolution (no shared interpreter lock; large runs on several cores)")
     _chart_files(res)
     chart_products_arg(res)
     _page_args(res)
+    axes_arg(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
@@ -66,11 +72,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ext.add_argument("module", metavar="M", help="the module to resolve (as for resolve)")
     ext.add_argument("target", metavar="N", help="a bounded module over the same algebra")
     region_args(ext)
-    ext.add_argument("--threads", type=int, default=cores(), metavar="K", help="worker threads for resolving M")
-    ext.add_argument("--json", metavar="FILE", help="also write the chart as JSON (products empty)")
-    ext.add_argument("--svg", metavar="FILE", help="also draw the chart as SVG")
-    ext.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
-    ext.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    threads_arg(ext)
+    _chart_files(ext)
+    quiet_arg(ext)
+    axes_arg(ext)
     tensor = sub.add_parser("tensor", help="write M (x) N as a finite dimensional module file",
                             description="Print (or write with -o) the tensor product of two bounded modules as a "
                                         "finite dimensional module file, as the reference's tensor example does. "
@@ -80,20 +85,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     tensor.add_argument("-o", "--output", metavar="FILE", help="write the module file here instead of stdout")
     chart = sub.add_parser("chart", help="draw a chart from a save directory without recomputing",
                            description="Read the resolution stored in SAVE_DIR (made by resolve --save-dir) and "
-                                       "print or write its chart. Nothing is recomputed.")
+                                       "print or write its chart, or with --stem/--max-t/--max-s the chart of a part "
+                                       "of it. Nothing is resolved again.")
     chart.add_argument("save_dir", metavar="SAVE_DIR")
-    chart.add_argument("--json", metavar="FILE")
-    chart.add_argument("--svg", metavar="FILE")
-    chart.add_argument("--seqsee", metavar="FILE")
-    chart.add_argument("--html", metavar="FILE", help="the interactive chart page")
-    chart.add_argument("--quiet", action="store_true", help="do not print the text chart")
+    region_args(chart, saved=True)
+    _chart_files(chart)
+    chart.add_argument("--quiet", action="store_true", help="no progress on stderr, and no text chart")
     chart_products_arg(chart)
     _page_args(chart)
+    axes_arg(chart)
 
 
 def _chart_files(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
-    p.add_argument("--svg", metavar="FILE", help="also draw the chart with h0..h3 product lines as SVG")
+    p.add_argument("--svg", metavar="FILE", help="also draw the chart (with its product lines) as SVG")
     p.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
 
@@ -105,15 +110,11 @@ def _unstable_parser(sub: argparse._SubParsersAction) -> None:
                                    "Adams spectral sequence, e.g. for S_2[7] = H*(S^7).")
     r.add_argument("module", metavar="MODULE", help="an unstable module: S_2[7], RP_inf, C2[1], a JSON file, ...")
     region_args(r)
-    r.add_argument("--threads", type=int, default=cores(), metavar="K",
-                   help="worker threads (default: the machine's cores)")
-    r.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it (a family: "
-                                                     "one subdirectory suspension{k} per suspension)")
-    r.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
-    r.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
-    r.add_argument("--svg", metavar="FILE", help="also draw the chart with its h0..h3 lines as SVG")
-    r.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
-    r.add_argument("--html", metavar="FILE", help="also write the interactive chart page")
+    threads_arg(r)
+    r.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
+    quiet_arg(r)
+    _chart_files(r)
+    axes_arg(r)
     r.set_defaults(algorithm="auto", trace=False, unstable=True)
 
 
@@ -137,19 +138,32 @@ def _compute(args: argparse.Namespace) -> int:
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
                   workers=getattr(args, "workers", None), processes=getattr(args, "processes", False))
-    with Reporter(req.size, req.label, args.quiet) as reporter:
+    lines_only = args.command == "products"  # the filtration-one lines instead of the chart
+    with Reporter(req.size, req.label, args.quiet) as reporter:  # the bar is down before the chart is printed
         ext = req.run(reporter)
-    with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
-        if args.command == "products":
-            stdout(filtration_one_text(ext.resolution, ext.region))
-            reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
-            return 0
-        write_outputs(ext, args)
-        stdout(ext.text())
+        with ext.resolved:  # the save directory stays open while d2's homotopies may be saved into it
+            if lines_only:
+                reporter.phase(f"{req.spec.display}: the products by h_i")
+                text = filtration_one_text(ext.resolution, ext.region)
+            else:
+                _chart_phase(reporter, ext, any(output_paths(args)))
+                write_outputs(ext, args)
+                text = chart_text(ext.text(), ext.region.min_degree, args)
+    stdout(text)
+    if lines_only:
+        reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
+        return 0
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
-    reporter.finish(f"{req.spec.display}: {len(ext.generators)} generators through {ext.region.describe()} "
+    reporter.finish(f"{req.spec.display}: {ext.counted()} through {ext.region.describe()} "
                     f"({ext.algorithm}, {_executor(args)}{resumed})")
     return 0
+
+
+def _chart_phase(reporter: Reporter, ext: Ext, files: bool) -> None:
+    """Name the phase that draws the chart when it lifts anything: the product lines (for the files) and d2 (for
+    them or for the E3 page)."""
+    if files or ext.page == 3:
+        reporter.phase(f"{ext.module}: product lines" + (" and d2" if ext.with_d2 else ""))
 
 
 def _executor(args: argparse.Namespace) -> str:
@@ -182,12 +196,13 @@ def _ext(args: argparse.Namespace) -> int:
     reporter = Reporter(len(needed.bidegrees()), f"{source.name} for Ext(M, {target.name})", args.quiet)
     with reporter:
         res = resolve_over(source, needed, algorithm, threads=args.threads, bar=reporter).resolution
-    dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
+        reporter.phase(f"Ext({source.name}, {target.name}): the cohomology of Hom_A(F, N)")
+        dims = {(t - s, s): k for (s, t), k in ext_dims(res, target, region).items() if k}
     chart = Chart(module=f"Ext({source.name}, {target.name})", prime=2, algorithm=algorithm,
                   max_stem=region.chart_max_stem, max_s=region.max_s, min_degree=region.min_degree,
                   rows=region.chart_rows(), dims=dims)
     write_outputs(chart, args)
-    stdout(graded_dimension_string(chart))
+    stdout(chart_text(graded_dimension_string(chart), chart.min_degree, args))
     reporter.finish(f"Ext({source.name}, {target.name}): {sum(dims.values())} classes through {region.describe()}")
     return 0
 
@@ -195,8 +210,12 @@ def _ext(args: argparse.Namespace) -> int:
 def _chart(args: argparse.Namespace) -> int:
     for path in output_paths(args):
         check_output(path)
-    ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page)
-    write_outputs(ext, args)
+    with Reporter(None, f"{args.save_dir}: reading the saved run", args.quiet) as reporter:
+        ext = load(args.save_dir, products=args.products, d2=args.d2, page=args.page, stem=args.stem,
+                   max_t=args.max_t, max_s=args.max_s)
+        _chart_phase(reporter, ext, any(output_paths(args)))
+        write_outputs(ext, args)
+        text = chart_text(ext.text(), ext.region.min_degree, args)
     if not args.quiet:
-        stdout(ext.text())
+        stdout(text)
     return 0

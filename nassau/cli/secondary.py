@@ -17,17 +17,20 @@ from typing import Any
 from algebra.module.loader import load_module
 from charts.atomic import write_text_atomic
 from charts.json_export import dumps
+from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, unit_beside
 from nassau.cli.common import check_request, computation_args, resolve_module, stdout, stdout_lines
 from nassau.engine.errors import RegionError
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
 from nassau.products.ext_algebra import is_unit_module
 from nassau.products.ext_class import parse_named_class
 from nassau.secondary.homotopy import SecondaryHomotopy, check_secondary, d2_entries, d2_lines, secondary_homotopy
 from nassau.secondary.lift import SecondaryError
 from nassau.secondary.massey import LambdaClass, parse_lambda_class, secondary_massey
 from nassau.secondary.product import SecondaryExt, secondary_products
+from nassau.store.save_dir import SaveDir
 
 COMMANDS = ("secondary",)
 ERRORS = (SecondaryError, LiftError)
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if (products or massey) and args.algorithm == "auto":
         args.algorithm = "standard"
     with resolve_module(args) as mod:
-        h = secondary_homotopy(mod.resolution, mod.region, args.threads, mod.store)
+        h = _lifted(args, mod.resolution, mod.region, mod.label, mod.store)
         if products:
             result = _products(args, mod, h, products)
         elif massey:
@@ -88,15 +91,23 @@ def _secondary_ext(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy
     except RegionError as exc:
         raise SecondaryError(f"the unit S_2 would be resolved over nothing: {exc}") from None
     unit = unit_beside(mod, unit_region, args.algorithm, args.quiet)
-    hk = secondary_homotopy(unit.resolution, unit_region, args.threads)
+    hk = _lifted(args, unit.resolution, unit_region, unit.label)
     return SecondaryExt(h, region, hk, unit_region, args.threads)
+
+
+def _lifted(args: argparse.Namespace, res: Resolution, region: Region, label: str,
+            store: SaveDir | None = None) -> SecondaryHomotopy:
+    """The secondary homotopies of a resolution lifted over the region, with a bar of their own."""
+    with Reporter(None, f"{label}: d2, the secondary lift", args.quiet):
+        return secondary_homotopy(res, region, args.threads, store)
 
 
 def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, named: list) -> dict[str, Any]:
     ext = _secondary_ext(args, mod, h, (min(c.n for _, c in named), min(c.s for _, c in named)))
     text, found = [], []
-    for name, x in named:
-        rows = secondary_products(ext, x, name)
+    with Reporter(None, f"{mod.label}: products in Mod_{{Cλ²}}", args.quiet):
+        by_name = [(name, x, secondary_products(ext, x, name)) for name, x in named]
+    for name, x, rows in by_name:
         text.extend(row.text(name) for row in rows)
         found.append({"name": name, "class": {"n": x.n, "s": x.s, "vector": list(x.vector)},
                       "rows": [{"y": {"n": r.b[0], "s": r.b[1], "vector": list(r.y)}, "lambda_y": r.lam is None,
@@ -109,7 +120,8 @@ def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, nam
 def _massey(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, a: LambdaClass,
             b: LambdaClass) -> dict[str, Any]:
     ext = _secondary_ext(args, mod, h, (a.n, a.s))
-    rows = secondary_massey(ext, a, b)
+    with Reporter(None, f"{mod.label}: Massey products in Mod_{{Cλ²}}", args.quiet):
+        rows = secondary_massey(ext, a, b)
     stdout_lines(row.text(a.display, b.display) for row in rows)
     shift = (a.n + b.n + 1, a.s + b.s - 1)
 

@@ -12,9 +12,18 @@ import argparse
 from pathlib import Path
 
 from algebra.module.loader import load_module
-from nassau.api.request import cores
+from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, resolve_over
-from nassau.cli.common import UserError, check_request, region_args, region_of, resolve_module, stdout
+from nassau.cli.common import (
+    UserError,
+    check_request,
+    quiet_arg,
+    region_args,
+    region_of,
+    resolve_module,
+    stdout,
+    threads_arg,
+)
 from nassau.engine.region import Region
 from nassau.engine.resolve import ALGORITHMS, CHANGE_OF_RINGS
 from nassau.tools.bruner import BrunerError, check_reach, check_writable, compare_text, read_bruner, write_bruner
@@ -51,6 +60,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "coefficients on his (the reference's bruner).")
     b.add_argument("directory", metavar="DIR", help="the directory holding hDiff.0, hDiff.1, ...")
     b.add_argument("--stem", type=int, default=20, metavar="N", help="the largest stem (default 20)")
+    b.add_argument("--max-s", type=int, metavar="S",
+                   help="compare filtrations s <= S (default: every filtration his files hold)")
     _run_args(b)
     w = sub.add_parser("save-bruner", help="write a resolution of F2 in Bruner's format (hDiff.s files)",
                        description="Resolve MODULE (F2: S_2) and write DIR/hDiff.0 .. hDiff.S in Bruner's format, "
@@ -64,13 +75,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "M_k = H*(RP_-k_inf), k <= K, with its indeterminacy (the reference's "
                                    "mahowald_invariant). F2 is resolved through stem 2K - 2, s <= K/2 + 1.")
     m.add_argument("--max-k", type=int, default=25, metavar="K", help="the largest k (default 25)")
-    m.add_argument("--threads", type=int, default=cores(), metavar="T", help="worker threads")
+    threads_arg(m)
+    quiet_arg(m)
 
 
 def _run_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto", help="how F2 is resolved (default auto)")
-    p.add_argument("--threads", type=int, default=cores(), metavar="K", help="worker threads")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    threads_arg(p)
+    quiet_arg(p)
 
 
 def _resolution_args(p: argparse.ArgumentParser) -> None:
@@ -114,10 +126,12 @@ def _sphere(args: argparse.Namespace, name: str, region: Region) -> Resolved:
 
 def _bruner(args: argparse.Namespace) -> None:
     theirs, reach = read_bruner(args.directory, load_module("S_2"))
-    region = Region(max_s=max(reach), min_degree=0, max_stem=args.stem)
+    region = Region(max_s=max(reach) if args.max_s is None else args.max_s, min_degree=0, max_stem=args.stem)
     check_reach(reach, region)
     ours = _sphere(args, "S_2", region)
-    stdout(compare_text(theirs, ours.resolution, region, args.threads))
+    with Reporter(None, "S_2: Bruner's resolution mapped to ours", args.quiet):
+        text = compare_text(theirs, ours.resolution, region, args.threads)
+    stdout(text)
 
 
 def _save_bruner(args: argparse.Namespace) -> None:
@@ -139,5 +153,16 @@ def _mahowald(args: argparse.Namespace) -> None:
         raise UserError(f"--max-k {args.max_k}: {exc}") from None
     if args.max_k < 1:
         raise UserError(f"--max-k must be at least 1 (got {args.max_k})")
-    for line in mahowald_lines(args.max_k, args.threads):
-        stdout(line + "\n")
+    reporter = Reporter(len(sphere_region(args.max_k).bidegrees()), "S_2 (standard)", args.quiet)
+
+    def begin(k: int) -> None:
+        if k == 1:
+            reporter.phase(f"Mahowald invariants through RP_-{args.max_k}_inf", args.max_k, "k")
+        else:
+            reporter.step(f"k = {k}")
+
+    with reporter:
+        for line in mahowald_lines(args.max_k, args.threads, reporter.advance, begin):
+            with reporter.hidden():
+                stdout(line + "\n")
+    reporter.finish(f"Mahowald invariants through k = {args.max_k}")

@@ -18,8 +18,8 @@ from charts.svg import to_svg
 from charts.tikz import to_tikz
 from nassau.api.chart_data import build_chart
 from nassau.api.progress import Reporter
-from nassau.api.request import DEFAULT_MAX_S, cores
-from nassau.cli.common import UserError, check_request, stdout
+from nassau.api.request import DEFAULT_MAX_S
+from nassau.cli.common import UserError, check_request, quiet_arg, stdout, threads_arg
 from nassau.engine.region import Region
 from nassau.engine.resolve import UNSTABLE
 from nassau.tools.suspension import resolve_suspensions, suspension_count, suspension_lines
@@ -34,8 +34,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "through stem N + k and print its chart with h0..h3 lines as a LaTeX figure, as "
                                    "the reference's unstable_chart does.")
     _family_args(c)
-    c.add_argument("--name", metavar="TEMPLATE",
-                   help="each figure's title, % replaced by k (default: $\\Sigma^{%}$ and the module's name)")
+    c.add_argument("--title", metavar="TEMPLATE",
+                   help="each figure's title, %% replaced by k (default: $\\Sigma^{%%}$ and the module's name)")
     c.add_argument("--svg-dir", metavar="DIR", help="also draw each suspension as DIR/NAME[k].svg")
 
     s = sub.add_parser("unstable-suspension", help="the suspension maps Ext_U(Sigma^(k-1) M) -> Ext_U(Sigma^k M)",
@@ -51,11 +51,10 @@ def _family_args(p: argparse.ArgumentParser) -> None:
                    help="the largest stem of MODULE itself; Sigma^k MODULE is computed through N + k")
     p.add_argument("--max-s", type=int, default=DEFAULT_MAX_S, metavar="S",
                    help=f"compute Adams filtrations s <= S (default {DEFAULT_MAX_S})")
-    p.add_argument("--threads", type=int, default=cores(), metavar="K",
-                   help="worker threads (default: the machine's cores)")
+    threads_arg(p)
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it (a family: "
                                                      "one subdirectory suspension{k} per suspension)")
-    p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
+    quiet_arg(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,16 +73,17 @@ def run(args: argparse.Namespace) -> int:
     with reporter:  # the family resolves lazily, inside the block
         if args.command == "unstable-suspension":
             for line in suspension_lines(family, args.stem, args.max_s, args.threads):
-                stdout(line + "\n")
+                with reporter.hidden():
+                    stdout(line + "\n")
         else:
-            _charts(family, args, spec.display)
+            _charts(family, args, spec.display, reporter)
     reporter.finish(f"{spec.display}: Sigma^k for k = 0..{last_k} through stem {args.stem} + k, s <= {args.max_s}")
     return 0
 
 
-def _charts(family, args: argparse.Namespace, display: str) -> None:
+def _charts(family, args: argparse.Namespace, display: str, reporter: Reporter) -> None:
     """One figure per suspension, printed as soon as it is resolved."""
-    template = args.name if args.name is not None else f"$\\Sigma^{{%}}$ {display}"
+    template = args.title if args.title is not None else f"$\\Sigma^{{%}}$ {display}"
     if args.svg_dir is not None:
         try:
             Path(args.svg_dir).mkdir(parents=True, exist_ok=True)
@@ -92,6 +92,7 @@ def _charts(family, args: argparse.Namespace, display: str) -> None:
     for susp in family:
         chart = build_chart(susp.res, susp.region, susp.spec.display, UNSTABLE)
         header = f"\\node [right] at (1, {susp.region.max_s - 1}) {{{template.replace('%', str(susp.k))}}};\n"
-        stdout("\\begin{figure}[p]\\centering\n" + to_tikz(chart, header) + "\\end{figure}\n")
+        with reporter.hidden():
+            stdout("\\begin{figure}[p]\\centering\n" + to_tikz(chart, header) + "\\end{figure}\n")
         if args.svg_dir is not None:
             write_text_atomic(Path(args.svg_dir) / f"{susp.spec.display}.svg", to_svg(chart))

@@ -10,7 +10,7 @@ of the bottom cell: the preimage is the RREF quasi-inverse of [B | I], the indet
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -38,13 +38,17 @@ def sphere_region(max_k: int) -> Region:
     return Region(max_s=max_k // 2 + 1, min_degree=0, max_stem=2 * max_k - 2)
 
 
-def mahowald_lines(max_k: int, threads: int = 1) -> Iterator[str]:
+def mahowald_lines(max_k: int, threads: int = 1, on_done: Callable[[int, int], None] | None = None,
+                   on_k: Callable[[int], None] | None = None) -> Iterator[str]:
     """The header, then `M(x_(n, s, i)) = ...` for every class found with k <= max_k, in the reference's order (F2
-    resolved by the standard algorithm, as the reference does: the printed vectors are in its Ext basis)."""
+    resolved by the standard algorithm, as the reference does: the printed vectors are in its Ext basis).
+    on_done(s, t) as each bidegree of F2 is resolved; on_k(k) as the work for M_k begins."""
     yield HEADER
     region = sphere_region(max_k)
-    sphere = resolve(load_module("S_2"), region, "standard", threads)
+    sphere = resolve(load_module("S_2"), region, "standard", threads, on_done=on_done)
     for k in range(1, max_k + 1):
+        if on_k is not None:
+            on_k(k)
         yield from _lines_for(sphere, region, k, threads)
 
 
