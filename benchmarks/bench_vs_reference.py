@@ -7,9 +7,10 @@
     python benchmarks/bench_vs_reference.py --reference ~/.cache/nassau-reference/peer --command secondary_product \
         --product h_0=0,1,[1] --variant nassau --stem 60 --max-s 20 --threads 1 --repeat 3
 
-The reference is sseq's `resolve_through_stem` example built by ../shared/tools/reference-engine/build.sh (not a
-dependency of the project: measure with it, never test against it). `--variant` picks its build: std (the
-standard algorithm, what it uses at odd primes), nassau, or their -concurrent builds (threads by
+The reference is sseq's `resolve_through_stem` example (SpectralSequences/sseq at d7fc74c6, crate `ext`, release
+mode, for the native CPU) and the crate's other examples, built into the --reference directory as <example>-std and
+<example>-nassau (not a dependency of the project: measure with it, never test against it). `--variant` picks its
+build: std (the standard algorithm, what it uses at odd primes), nassau, or their -concurrent builds (threads by
 RAYON_NUM_THREADS). Each round runs ours (`python -m nassau resolve MODULE --stem N --max-s S --threads K`) and
 the reference on the same input, alternately, after one warm-up of each; the two charts must be byte-identical.
 Memory is each engine's peak RSS and, sampled, its peaks of anonymous and of file-backed resident memory (see run).
@@ -135,7 +136,8 @@ def main() -> None:
     for name, rows in results.items():
         walls = [row[0] for row in rows]
         print(f"{name:10s} {min(walls):6.2f} {statistics.median(walls):9.2f} {max(walls):7.2f} "
-              f"{max(row[1] for row in rows):13.0f} {max(row[2] for row in rows):17.0f} {max(row[3] for row in rows):12.0f}")
+              f"{max(row[1] for row in rows):13.0f} {max(row[2] for row in rows):17.0f} "
+              f"{max(row[3] for row in rows):12.0f}")
     for name, rows in results.items():  # both engines' peaks move from run to run (the allocators' fragmentation)
         print(f"{name:10s} peak RSS MiB per round: {', '.join(f'{row[1]:.0f}' for row in rows)}")
     ratio = statistics.median(r[0] for r in results["nassau"]) / statistics.median(r[0] for r in results["reference"])

@@ -16,10 +16,8 @@ from typing import Any
 from charts.geometry import GRID, MARGIN, MAX_PATTERN
 from charts.model import Chart
 from charts.pages import Page, class_name, pages
+from charts.style import D2_COLOUR, DASHED, op_colours
 from charts.svg import chart_frame
-
-DASHED = {"h2"}
-"""Operations drawn dashed, as in the SVG."""
 
 
 def to_html(chart: Chart) -> str:
@@ -46,14 +44,17 @@ def notebook_html(chart: Chart, height: int = 520) -> str:
 
 
 def page_data(chart: Chart) -> dict[str, Any]:
-    """What the script reads: the frame, the rows computed, the operations, and each page's classes and lines."""
+    """What the script reads: the frame, the rows computed, the operations with their colours (the SVG's), and each
+    page's classes and lines."""
     frame = chart_frame(chart)
+    colours = op_colours(list(chart.operations))
     return {
         "frame": {"min_n": frame.min_n, "max_n": frame.max_n, "max_s": frame.max_s, "grid": GRID,
                   "margin": MARGIN, "width": frame.width, "height": frame.height},
         "rows": [chart.rows[s] for s in range(chart.max_s + 1)],
         "max_pattern": MAX_PATTERN,
-        "ops": [{"name": op, "dashed": op in DASHED} for op in chart.operations],
+        "ops": [{"name": op, "dashed": op in DASHED, "color": colours[op]} for op in chart.operations],
+        "d2_color": D2_COLOUR,
         "pages": [_page(p) for p in pages(chart)],
     }
 

@@ -1,9 +1,11 @@
 """SVG charts in the reference's geometry (REFERENCE 6.4), and a reader that turns such a chart back into a model.
 
-Differences from sseq's SVG, none of which moves a dot or a line: grid lines are two paths instead of one element
-per line; structlines are grouped in one <g> per operation (drawn under the dots, not interleaved with them);
-every dot has a <title> naming its class; h2 lines are dashed; cells the resolution did not reach are shaded;
-stems below 0 (a module with min_degree < 0) shift the frame right instead of falling off it.
+Differences from sseq's SVG, none of which moves a dot or a line: the chart is an inner <svg class="chart"> of the
+reference's size, framed by a title above it, axis titles (stem n = t - s, filtration s) and a legend of the lines
+drawn; grid lines are two paths instead of one element per line; structlines are grouped in one <g> per operation
+(drawn under the dots, not interleaved with them), coloured as the page colours them (charts.style); every dot has
+a <title> naming its class; h2 lines are dashed; cells the resolution did not reach are shaded; stems below 0 (a
+module with min_degree < 0) shift the frame right instead of falling off it.
 """
 from __future__ import annotations
 
@@ -15,20 +17,24 @@ from html import escape
 
 from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame, fmt
 from charts.model import Chart, Product, reference_op_name
+from charts.style import D2_COLOUR, DASHED, op_colours
 
 SVG_NS = "http://www.w3.org/2000/svg"
 
-STYLE = """
-circle { fill: black; }
-.structline { stroke: black; fill: none; }
-.h_2 { stroke-dasharray: 4 2; }
-.d2 { stroke: blue; fill: none; }
-.major-grid { stroke: black; opacity: 0.2; shape-rendering: crispEdges; fill: none; }
-.grid { stroke: black; opacity: 0.1; shape-rendering: crispEdges; fill: none; }
-.uncomputed { fill: black; opacity: 0.06; }
-.x-label { text-anchor: middle; dominant-baseline: text-before-edge; }
-.y-label { text-anchor: end; dominant-baseline: middle; }
-.count { font-size: 8px; dominant-baseline: middle; }
+STYLE = f"""
+circle {{ fill: black; }}
+.structline {{ fill: none; }}
+.h_2 {{ stroke-dasharray: 4 2; }}
+.d2 {{ stroke: {D2_COLOUR}; fill: none; }}
+.major-grid {{ stroke: black; opacity: 0.2; shape-rendering: crispEdges; fill: none; }}
+.grid {{ stroke: black; opacity: 0.1; shape-rendering: crispEdges; fill: none; }}
+.uncomputed {{ fill: black; opacity: 0.06; }}
+.x-label {{ text-anchor: middle; dominant-baseline: text-before-edge; }}
+.y-label {{ text-anchor: end; dominant-baseline: middle; }}
+.count {{ font-size: 8px; dominant-baseline: middle; }}
+.chart-title {{ font: bold 14px sans-serif; dominant-baseline: text-before-edge; }}
+.axis-title {{ font: 12px sans-serif; text-anchor: middle; }}
+.legend text {{ font: 12px sans-serif; dominant-baseline: middle; }}
 """
 
 Dots = dict[tuple[int, int], tuple[float, list[tuple[float, float]]]]
@@ -39,26 +45,69 @@ def chart_frame(chart: Chart) -> Frame:
     return Frame(chart.min_degree, chart.max_stem, chart.max_s)
 
 
+LEFT, TOP, BOTTOM = 20, 26, 8
+"""Room around the chart: the y-axis title left of it, the title above it, the x-axis title below it."""
+LEGEND_ROW = 18
+
+
 def to_svg(chart: Chart) -> str:
-    """A standalone SVG document (no JavaScript) of the chart's dots and h0..h3 lines."""
+    """A standalone SVG document (no JavaScript): a title, the chart's dots and lines in the reference's geometry,
+    axis titles and a legend of the lines."""
     frame = chart_frame(chart)
     dots: Dots = {(n, s): frame.dots(n, s, chart.dim(n, s)) for n, s in chart.nonzero_bidegrees()}
     title = (
         f"Ext chart of {chart.module} (p = {chart.prime}, {chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
     )
+    escaped = escape(title, quote=False)  # &, <, > as xml.sax.saxutils does (it imports ssl)
+    colours = op_colours(list(chart.operations))
+    groups = _structline_groups(chart, dots)
+    d2 = list(_differentials(chart, dots))
+    kinds = [(op, colours[op], op in DASHED) for op, lines in groups.items() if lines]
+    if d2:
+        kinds.append(("d2", D2_COLOUR, False))
+    legend_width = 32 + 8 * max(len(name) for name, _, _ in kinds) if kinds else 0
+    width = max(LEFT + frame.width + legend_width, LEFT + 8 * len(title))
+    height = TOP + max(frame.height + BOTTOM, MARGIN + LEGEND_ROW * len(kinds))
     parts = [
-        f'<svg version="1.1" width="{frame.width}" height="{frame.height}" '
-        f'viewBox="0 0 {frame.width} {frame.height}" xmlns="{SVG_NS}">',
-        f"<title>{escape(title, quote=False)}</title>",  # &, <, > as xml.sax.saxutils does (it imports ssl)
+        f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="{SVG_NS}">',
+        f"<title>{escaped}</title>",
         f"<style>{STYLE}</style>",
+        f'<text class="chart-title" x="{LEFT}" y="4">{escaped}</text>',
+        f'<svg class="chart" x="{LEFT}" y="{TOP}" width="{frame.width}" height="{frame.height}" '
+        f'viewBox="0 0 {frame.width} {frame.height}" overflow="visible">',
         *_grid(frame),
         *_uncomputed(chart, frame),
-        *_structlines(chart, dots),
-        *_differentials(chart, dots),
+        *_structlines(groups, colours),
+        *d2,
         *_dots(dots),
+        "</svg>",
+        *_axis_titles(frame),
+        *_legend(kinds, LEFT + frame.width, TOP + MARGIN),
         "</svg>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def _axis_titles(frame: Frame) -> Iterator[str]:
+    """"stem n = t - s" under the stem labels, "filtration s" beside the filtration labels (turned upright)."""
+    x, y = fmt(LEFT + (frame.x(frame.min_n) + frame.x(frame.max_n)) / 2), fmt(TOP + frame.y(0) + 33)
+    yield f'<text class="axis-title x-title" x="{x}" y="{y}">stem n = t \u2212 s</text>'
+    x, y = 14, fmt(TOP + (frame.y(0) + frame.y(frame.max_s)) / 2)
+    yield f'<text class="axis-title y-title" x="{x}" y="{y}" transform="rotate(-90 {x} {y})">filtration s</text>'
+
+
+def _legend(kinds: list[tuple[str, str, bool]], x: float, y: float) -> Iterator[str]:
+    """A sample of each kind of line drawn, in its colour and dash, with its name."""
+    if not kinds:
+        return
+    yield '<g class="legend">'
+    for k, (name, colour, dashed) in enumerate(kinds):
+        row = fmt(y + k * LEGEND_ROW)
+        dash = ' stroke-dasharray="4 2"' if dashed else ""
+        yield (f'<line x1="{fmt(x + 4)}" y1="{row}" x2="{fmt(x + 24)}" y2="{row}" stroke="{colour}" '
+               f'stroke-width="2"{dash}/>')
+        yield f'<text x="{fmt(x + 28)}" y="{row}">{escape(name, quote=False)}</text>'
+    yield "</g>"
 
 
 def _grid(frame: Frame) -> Iterator[str]:
@@ -95,8 +144,8 @@ def _uncomputed(chart: Chart, frame: Frame) -> Iterator[str]:
         yield f'<path class="uncomputed" d="{"".join(d)}"/>'
 
 
-def _structlines(chart: Chart, dots: Dots) -> Iterator[str]:
-    """One group per operation; inside it the reference's order (target bidegree, source, target).
+def _structline_groups(chart: Chart, dots: Dots) -> dict[str, dict[str, None]]:
+    """Each operation's lines in the reference's order (target bidegree, source, target).
 
     Lines between crowded bidegrees coincide (all their generators share a dot), so each is drawn once.
     """
@@ -104,15 +153,20 @@ def _structlines(chart: Chart, dots: Dots) -> Iterator[str]:
     for p in sorted(chart.products, key=lambda p: (p.target[:2], p.op, p.source, p.target)):
         (x1, y1), (x2, y2) = dots[p.source[:2]][1][p.source[2]], dots[p.target[:2]][1][p.target[2]]
         groups[p.op][f'<line x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}"/>'] = None
+    return groups
+
+
+def _structlines(groups: dict[str, dict[str, None]], colours: dict[str, str]) -> Iterator[str]:
+    """One group per operation that has lines, in its colour."""
     for op, lines in groups.items():
         if lines:
-            yield f'<g class="structline {reference_op_name(op)}">'
+            yield f'<g class="structline {reference_op_name(op)}" stroke="{colours[op]}">'
             yield from lines
             yield "</g>"
 
 
 def _differentials(chart: Chart, dots: Dots) -> Iterator[str]:
-    """The d2 lines, blue (the reference's `d2` class), when the chart knows d2."""
+    """The d2 lines, blue (the reference's `d2` class, coloured as on the page), when the chart knows d2."""
     lines = {}
     for d in sorted(chart.d2, key=lambda d: (d.source, d.target)):
         (x1, y1), (x2, y2) = dots[d.source[:2]][1][d.source[2]], dots[d.target[:2]][1][d.target[2]]
@@ -146,7 +200,8 @@ def parse_svg(text: str, module: str, prime: int = 2, algorithm: str = "standard
     does not record which cells were computed, so every row is taken to reach the right edge of the frame.
     """
     root = ET.fromstring(text)
-    frame = _read_frame(root)
+    frame = _read_frame(next((e for e in root.iter(f"{{{SVG_NS}}}svg") if "chart" in (e.get("class") or "").split()),
+                             root))
     centres = [(float(c.get("cx")), float(c.get("cy"))) for c in root.iter(f"{{{SVG_NS}}}circle")]
     dims = Counter(_cell(frame, x, y) for x, y in centres)
     for label in _elements_with_class(root, "count"):
@@ -162,7 +217,8 @@ def parse_svg(text: str, module: str, prime: int = 2, algorithm: str = "standard
 
 
 def _read_frame(root: ET.Element) -> Frame:
-    """Recover the frame from the document size and one x-axis label (which fixes the stem of the left edge)."""
+    """Recover the frame from the chart's size (ours: the inner <svg class="chart">; sseq's: the document) and one
+    x-axis label (which fixes the stem of the left edge)."""
     columns = (float(root.get("width")) - 2 * MARGIN) / GRID
     max_s = round((float(root.get("height")) - 2 * MARGIN) / GRID)
     label = next(_elements_with_class(root, "x-label"), None)

@@ -1,5 +1,5 @@
-"""Redraw the README's picture: the S_2 chart through stem 60 as nassau draws it (`--svg`), rendered to PNG by
-headless Chromium.
+"""Redraw the README's picture: the S_2 chart through stem 60 as nassau draws it (`--svg`: title, axis titles,
+legend), rendered to PNG by headless Chromium.
 
     python docs/readme_chart.py [--stem 60] [--max-s 30] [-o docs/s2-stem60.png]
 """
@@ -8,13 +8,13 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import nassau  # noqa: E402
-from charts.svg import chart_frame  # noqa: E402
 from tests.browser import Chromium, browser_path, no_browser_reason  # noqa: E402
 
 
@@ -27,14 +27,16 @@ def main() -> None:
     if browser_path() is None:
         raise SystemExit(no_browser_reason())
     ext = nassau.resolve("S_2", stem=args.stem, max_s=args.max_s)
-    frame = chart_frame(ext.chart)
+    text = ext.svg()
+    root = ET.fromstring(text)
+    width, height = int(root.get("width")), int(root.get("height"))
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         svg = Path(tmp) / "chart.svg"
-        svg.write_text(ext.svg(), encoding="utf-8")
-        with Chromium(Path(tmp) / "profile", frame.width, frame.height) as browser:
+        svg.write_text(text, encoding="utf-8")
+        with Chromium(Path(tmp) / "profile", width, height) as browser:
             browser.open(svg.as_uri())
-            args.output.write_bytes(browser.screenshot(0, 0, frame.width, frame.height))
-    print(f"wrote {args.output} ({frame.width} x {frame.height})")
+            args.output.write_bytes(browser.screenshot(0, 0, width, height))
+    print(f"wrote {args.output} ({width} x {height})")
 
 
 if __name__ == "__main__":

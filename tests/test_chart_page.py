@@ -108,8 +108,9 @@ class Page:
             "[...t.children].map(c => c.textContent) })()")
 
     def click(self, selector: str) -> None:
-        box = self.browser.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
-                                    ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2] })()")
+        box = self.browser.evaluate(
+            f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
+            ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2] })()")
         self.browser.click(*box)
         self.settle()
 
@@ -119,7 +120,8 @@ class Page:
             const c = document.getElementById('chart').getBoundingClientRect();
             return [...document.querySelectorAll('#{which}-axis span')].map(e => {{
                 const r = e.getBoundingClientRect();
-                return [e.textContent, '{which}' === 'x' ? (r.left + r.right) / 2 - c.left : (r.top + r.bottom) / 2 - c.top];
+                return [e.textContent,
+                        '{which}' === 'x' ? (r.left + r.right) / 2 - c.left : (r.top + r.bottom) / 2 - c.top];
             }});
         }})()""")]
 
@@ -253,6 +255,28 @@ def test_zoom_and_pan_move_the_axes_with_the_chart(browser, tmp_path):
     page.assert_clean()
 
 
+def test_the_fitted_chart_sits_on_its_axes_which_have_titles(browser, tmp_path):
+    """A chart wider than the window's shape: its s = 0 row sits just above the stem numbers and its first stem just
+    right of the filtration numbers (the spare room goes above and right), and both axes say what they count."""
+    chart = reference_chart()
+    page = Page(browser, chart, tmp_path)
+    frame = chart_frame(chart)
+    _, row0 = page.on_page(0, frame.y(0))
+    column0, _ = page.on_page(frame.x(frame.min_n), 0)
+    box = lambda selector: browser.evaluate(  # noqa: E731
+        f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect(); "
+        "return [r.left, r.top, r.right, r.bottom] })()")
+    stem_labels_top = min(box(f"#x-axis span:nth-child({k + 1})")[1] for k in range(len(page.axis("x"))))
+    assert 0 < stem_labels_top - row0 <= 20
+    assert 0 < column0 - box("#y-axis")[2] <= 20
+    titles = browser.evaluate("[...document.querySelectorAll('.axis-title')].map(e => e.textContent)")
+    assert titles == ["filtration s", "stem n = t \u2212 s"]
+    x_title, y_title = box("#x-title"), box("#y-title")
+    assert x_title[1] >= stem_labels_top and x_title[3] <= HEIGHT  # under the stem numbers, on the screen
+    assert y_title[2] <= box("#y-axis")[0] and y_title[3] - y_title[1] > y_title[2] - y_title[0]  # upright
+    page.assert_clean()
+
+
 def test_d2_lines_and_the_e3_page_appear_when_d2_is_known(browser, tmp_path):
     chart = d2_chart()
     page = Page(browser, chart, tmp_path)
@@ -319,7 +343,8 @@ def test_a_heavy_chart_zooms_a_snapshot_then_redraws_every_dot(browser, tmp_path
     page = Page(browser, chart, tmp_path)
     total = len(page.dots())
     frame = chart_frame(chart)
-    w, h = browser.evaluate("[document.getElementById('chart').clientWidth, document.getElementById('chart').clientHeight]")
+    w, h = browser.evaluate(
+        "[document.getElementById('chart').clientWidth, document.getElementById('chart').clientHeight]")
 
     def shown() -> list[tuple[float, float]]:
         return [p for xy in page.dots().values() if 3 < (p := page.on_canvas(*xy))[0] < w - 3 and 3 < p[1] < h - 3]

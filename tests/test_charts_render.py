@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import struct
 import subprocess
+import xml.etree.ElementTree as ET
 import zlib
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from charts.html import page_data
 from charts.model import Chart, Product, rows_rectangle
 from charts.svg import chart_frame, parse_svg, to_svg
 from tests.browser import browser_path, no_browser_reason
 
 DATA = Path(__file__).parent / "data" / "sseq"
+SVG = "{http://www.w3.org/2000/svg}"
 DARK, LIGHT = 100, 150  # grey levels: a dot's centre is nearly black; grid lines and shading stay above LIGHT
 
 
@@ -25,12 +28,14 @@ def find_browser() -> str:
     return path
 
 
-def render(svg_text: str, width: int, height: int, tmp_path: Path) -> np.ndarray:
-    """The SVG as a (height, width) array of grey levels 0..255, at one CSS pixel per device pixel.
+def render(svg_text: str, tmp_path: Path) -> np.ndarray:
+    """The SVG as a (height, width, 3) array of RGB levels 0..255, at one CSS pixel per device pixel.
 
     The window is made larger than the chart and the screenshot cropped: headless Chromium shows less than
     --window-size asks for when the window is small, and the SVG sits at the top left of the page either way.
     """
+    root = ET.fromstring(svg_text)
+    width, height = int(root.get("width")), int(root.get("height"))
     svg, png = tmp_path / "chart.svg", tmp_path / "chart.png"
     svg.write_text(svg_text, encoding="utf-8")
     command = [
@@ -41,8 +46,13 @@ def render(svg_text: str, width: int, height: int, tmp_path: Path) -> np.ndarray
     ]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert png.exists(), f"Chromium wrote no screenshot (exit {result.returncode}): {result.stderr[-2000:]}"
-    rgb = decode_png(png.read_bytes())[:height, :width, :3]
-    return rgb.mean(axis=2)
+    return decode_png(png.read_bytes())[:height, :width, :3].astype(np.int32)
+
+
+def chart_origin(svg_text: str) -> tuple[int, int]:
+    """Where the chart (the reference's frame, the inner <svg class="chart">) sits in the document."""
+    inner = next(e for e in ET.fromstring(svg_text).iter(SVG + "svg") if e.get("class") == "chart")
+    return int(inner.get("x")), int(inner.get("y"))
 
 
 def decode_png(data: bytes) -> np.ndarray:
@@ -84,7 +94,9 @@ def decode_png(data: bytes) -> np.ndarray:
     return out.reshape(height, width, bpp).astype(np.uint8)
 
 
-def check_pixels(chart: Chart, grey: np.ndarray) -> None:
+def check_pixels(chart: Chart, svg_text: str, rgb: np.ndarray) -> None:
+    left, top = chart_origin(svg_text)
+    grey = rgb.mean(axis=2)[top:, left:]
     frame = chart_frame(chart)
     for n, s in chart.nonzero_bidegrees():
         for x, y in frame.dots(n, s, chart.dim(n, s))[1]:
@@ -99,15 +111,43 @@ def check_pixels(chart: Chart, grey: np.ndarray) -> None:
 
 def test_reference_chart_renders_with_dots_exactly_at_its_classes(tmp_path):
     chart = parse_svg((DATA / "chart").read_text(encoding="utf-8").split("\n", 1)[1], "S_2")
+    text = to_svg(chart)
+    check_pixels(chart, text, render(text, tmp_path))
+
+
+def test_lines_legend_title_and_axis_titles_render_in_colour(tmp_path):
+    """h1 lines red and h3 lines purple on the screen (as the page draws them), the legend's samples in the same
+    colours, and dark text where the title and the axis titles are."""
+    chart = parse_svg((DATA / "chart").read_text(encoding="utf-8").split("\n", 1)[1], "S_2")
+    text = to_svg(chart)
+    rgb = render(text, tmp_path)
+    left, top = chart_origin(text)
     frame = chart_frame(chart)
-    grey = render(to_svg(chart), frame.width, frame.height, tmp_path)
-    check_pixels(chart, grey)
+    colours = {op["name"]: op["color"] for op in page_data(chart)["ops"]}
+
+    def near(x: float, y: float, colour: str) -> bool:
+        want = np.array([int(colour[k:k + 2], 16) for k in (1, 3, 5)])
+        block = rgb[round(y) - 2:round(y) + 3, round(x) - 2:round(x) + 3].reshape(-1, 3)
+        return bool((np.abs(block - want).max(axis=1) < 60).any())
+
+    dots = {(n, s, i): xy for n, s in chart.nonzero_bidegrees()
+            for i, xy in enumerate(frame.dots(n, s, chart.dim(n, s))[1])}
+    for op, source, target in [("h1", (0, 0, 0), (1, 1, 0)), ("h3", (0, 0, 0), (7, 1, 0))]:
+        (x1, y1), (x2, y2) = dots[source], dots[target]
+        assert near(left + (x1 + x2) / 2, top + (y1 + y2) / 2, colours[op]), op
+    legend = next(g for g in ET.fromstring(text).iter(SVG + "g") if g.get("class") == "legend")
+    for line, name in zip(legend.iter(SVG + "line"), (t.text for t in legend.iter(SVG + "text")), strict=True):
+        assert near((float(line.get("x1")) + float(line.get("x2"))) / 2 + 1, float(line.get("y1")), colours[name])
+    grey = rgb.mean(axis=2)
+    assert grey[:top, left:left + 200].min() < DARK  # the title
+    below = round(top + frame.y(0) + 20)
+    assert grey[below:, left:left + frame.width].min() < DARK  # stem n = t - s
+    assert grey[top:top + frame.height, :left].min() < DARK  # filtration s
 
 
 def test_shaded_rectangle_chart_with_negative_stems_renders(tmp_path):
     dims = {(-2, 0): 1, (-2, 1): 2, (0, 0): 3, (1, 1): 5, (3, 2): 13, (2, 3): 1}
     products = [Product("h0", (-2, 0, 0), (-2, 1, 1)), Product("h1", (0, 0, 2), (1, 1, 4))]
     chart = Chart("M", 2, "standard", 8, 4, -2, rows_rectangle(8, 4), dims, products)
-    frame = chart_frame(chart)
-    grey = render(to_svg(chart), frame.width, frame.height, tmp_path)
-    check_pixels(chart, grey)
+    text = to_svg(chart)
+    check_pixels(chart, text, render(text, tmp_path))

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from charts.geometry import DOT_PATTERNS
-from charts.model import OPS, Chart, Product, op_shift, rows_rectangle, rows_through_stem
+from charts.html import page_data
+from charts.model import OPS, Chart, Differential, Product, op_shift, rows_rectangle, rows_through_stem
 from charts.svg import parse_svg, to_svg
 from charts.text import parse_filtration_one, parse_graded_dimension_string
 
@@ -57,8 +58,39 @@ def test_redrawn_golden_chart_has_the_reference_coordinates():
     assert sum(circles.values()) == 60
     assert Counter(line[0] for line in lines.elements()) == GOLDEN_LINES
     assert (circles, lines) == drawing(golden)
-    root = ET.fromstring(ours)
-    assert (root.get("width"), root.get("height")) == ("460", "220")
+    inner = next(e for e in ET.fromstring(ours).iter(SVG + "svg") if e.get("class") == "chart")
+    assert (inner.get("width"), inner.get("height"), inner.get("viewBox")) == ("460", "220", "0 0 460 220")
+
+
+def test_lines_are_coloured_as_on_the_page_with_a_legend_a_title_and_axis_titles():
+    """Each operation's group has the colour the page gives it (h1 and h3 told apart by more than slope), the
+    legend shows each kind of line drawn (h2 dashed, d2 last), and the document says what it is and what its axes
+    are."""
+    chart = parse_svg(reference_stdout("chart"), "S_2", algorithm="nassau")
+    root = ET.fromstring(to_svg(chart))
+    page_colours = {op["name"]: op["color"] for op in page_data(chart)["ops"]}
+    groups = {g.get("class").split()[1]: g.get("stroke") for g in root.iter(SVG + "g")
+              if "structline" in (g.get("class") or "")}
+    assert groups == {f"h_{i}": page_colours[f"h{i}"] for i in range(4)}
+    assert len(set(groups.values())) == 4
+    legend = next(g for g in root.iter(SVG + "g") if g.get("class") == "legend")
+    samples = [(line.get("stroke"), line.get("stroke-dasharray")) for line in legend.iter(SVG + "line")]
+    assert [t.text for t in legend.iter(SVG + "text")] == ["h0", "h1", "h2", "h3"]
+    assert samples == [(page_colours[f"h{i}"], "4 2" if i == 2 else None) for i in range(4)]
+    texts = {t.get("class"): t.text for t in root.iter(SVG + "text") if t.get("class") in (
+        "chart-title", "axis-title x-title", "axis-title y-title")}
+    assert texts == {"chart-title": "Ext chart of S_2 (p = 2, nassau), n <= 20, s <= 8",
+                     "axis-title x-title": "stem n = t \u2212 s", "axis-title y-title": "filtration s"}
+    assert Counter(parse_svg(to_svg(chart), "S_2").products) == Counter(chart.products)
+    dims = {(0, 0): 1, (0, 1): 1, (1, 1): 1, (5, 0): 1, (4, 2): 1}
+    products = [Product("h0", (0, 0, 0), (0, 1, 0)), Product("h1", (0, 0, 0), (1, 1, 0))]
+    with_d2 = Chart("M", 2, "standard", 6, 4, 0, rows_through_stem(6, 4), dims, products,
+                    d2=[Differential((5, 0, 0), (4, 2, 0))])
+    root = ET.fromstring(to_svg(with_d2))
+    legend = next(g for g in root.iter(SVG + "g") if g.get("class") == "legend")
+    assert [t.text for t in legend.iter(SVG + "text")] == ["h0", "h1", "d2"]  # no h2, h3 lines: not listed
+    assert [line.get("stroke") for line in legend.iter(SVG + "line")][-1] == page_data(with_d2)["d2_color"]
+    assert f".d2 {{ stroke: {page_data(with_d2)['d2_color']};" in root.find(SVG + "style").text
 
 
 def test_chart_from_reference_text_and_filtration_one_draws_the_reference_lines():
@@ -91,7 +123,7 @@ def test_every_dot_has_a_title_naming_its_class():
 def test_h2_lines_are_dashed_and_the_document_has_no_script():
     text = to_svg(parse_svg(reference_stdout("chart"), "S_2"))
     assert re.search(r"\.h_2 \{[^}]*stroke-dasharray", text)
-    assert '<g class="structline h_2">' in text and "<script" not in text and "javascript" not in text.lower()
+    assert '<g class="structline h_2" ' in text and "<script" not in text and "javascript" not in text.lower()
 
 
 def test_dot_patterns_follow_the_reference_rules():
@@ -132,7 +164,7 @@ def test_negative_stems_shift_the_frame_and_round_trip():
     chart = Chart("ko[-2]", 2, "standard", 6, 2, -2, rows, dims, products)
     text = to_svg(chart)
     root = ET.fromstring(text)
-    assert root.get("width") == str(8 * 20 + 60)
+    assert next(e for e in root.iter(SVG + "svg") if e.get("class") == "chart").get("width") == str(8 * 20 + 60)
     assert (30.0, 70.0, 2.0) in drawing(text)[0]  # stem -2, s = 0 sits at the left edge
     labels = {t.text: float(t.get("x")) for t in root.iter(SVG + "text") if t.get("class") == "x-label"}
     assert labels == {"0": 70.0, "4": 150.0}

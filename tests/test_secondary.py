@@ -289,10 +289,12 @@ def test_y_products_share_their_tables_and_a_terms_are_batched(monkeypatch: pyte
 
 
 def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
-    """--d2 puts the d2 lines (blue, the reference's `d2` class) on SVG, SeqSee and JSON; --page 3 prints E3:
-    h4, e0, f0's class and h1 e0 support d2, h0 h3^2, h1^2 d0, h0^2 e0 and h1^3 d0 are hit (n <= 30, s <= 7)."""
+    """--d2 puts the d2 lines (blue as on the page, the reference's `d2` class) on SVG, SeqSee and JSON; --page 3
+    prints E3: h4, e0, f0's class and h1 e0 support d2, h0 h3^2, h1^2 d0, h0^2 e0 and h1^3 d0 are hit
+    (n <= 30, s <= 7)."""
     import jsonschema
 
+    from charts.style import D2_COLOUR
     from charts.text import parse_graded_dimension_string
 
     e2 = run_cli("resolve", "S_2", "--stem", "30", "--max-s", "7", "--quiet", "--d2", "--svg", str(tmp_path / "a.svg"),
@@ -300,7 +302,7 @@ def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
     assert e2.returncode == 0, e2.stderr
     svg = (tmp_path / "a.svg").read_text()
     group = svg.split('<g class="d2">')[1].split("</g>")[0]
-    assert group.count("<line") == 4 and ".d2 { stroke: blue" in svg
+    assert group.count("<line") == 4 and f".d2 {{ stroke: {D2_COLOUR};" in svg
     seqsee = json.loads((tmp_path / "a.json").read_text())
     schema = json.loads((Path(__file__).parent / "data" / "seqsee" / "input_schema.json").read_text())
     jsonschema.Draft7Validator(schema).validate(seqsee)

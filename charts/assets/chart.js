@@ -13,14 +13,14 @@
   const tooltip = document.getElementById("tooltip");
   const xAxis = document.getElementById("x-axis");
   const yAxis = document.getElementById("y-axis");
-  const PALETTE = ["#000000", "#c62828", "#2e7d32", "#6a1b9a", "#ef6c00", "#00838f", "#6d4c41", "#ad1457"];
-  const D2 = { name: "d2", color: "#1f5fd6", dashed: false };  // the reference draws d2 in blue
-  const ops = data.ops.map((op, k) => ({ ...op, color: PALETTE[k % PALETTE.length] }));
+  const D2 = { name: "d2", color: data.d2_color, dashed: false };  // the reference draws d2 in blue
+  const ops = data.ops;  // each with its colour, the SVG's (charts/style.py)
   const pages = data.pages.map(preparePage);
   const hidden = new Set();
   const view = { scale: 1, ox: 0, oy: 0 };
   const HEAVY = 3000;  // dots and lines in a frame above which gestures move a snapshot instead of redrawing
   const SETTLE_MS = 150;  // the pause after the last wheel or drag event that brings the full redraw
+  const GAP = 12;  // CSS pixels between the fitted chart's s = 0 row (and first stem) and the axis labels
   const snapshot = { canvas: document.createElement("canvas"), view: null };
   const stats = { firstFrame: null, lastDraw: null, drawnLines: {}, drawnDots: 0, quickFrames: 0 };
   let page = 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
@@ -71,10 +71,13 @@
     return Math.min(width / F.width, height / F.height);
   }
 
+  // The whole chart, its s = 0 row and its first stem close to the axes' labels (at most GAP pixels away): the
+  // room the canvas has beyond the chart goes above it and to its right, not between the chart and its axes.
   function fit() {
     view.scale = fitScale();
-    view.ox = (width - F.width * view.scale) / 2;
-    view.oy = (height - F.height * view.scale) / 2;
+    const gap = Math.min(GAP, F.margin * view.scale);
+    view.ox = gap - chartX(F.min_n) * view.scale;
+    view.oy = height - gap - chartY(0) * view.scale;
   }
 
   function zoomAt(x, y, factor) {
