@@ -3,8 +3,10 @@
     python benchmarks/bench_workers.py --stem 90 --max-s 48 --workers 2 --repeat 3
     python benchmarks/bench_workers.py --stem 120 --max-s 63 --workers 2 --repeat 3
 
-Each round runs `python -m nassau resolve MODULE --stem N --max-s S --quiet` three ways, one after another in a
-rotating order: `--threads 1`, `--threads K`, `--threads K --processes`; every run is a fresh process after one
+Each round runs `python -m nassau resolve MODULE --stem N --max-s S --quiet` four ways, one after another in a
+rotating order: `--threads 1`, `--threads K`, `--threads K --processes`, and K copies of the `--threads 1` run at
+once (the ceiling: what K cores of this machine give K independent runs, with nothing shared; its speed-up is K
+one-thread runs' time over theirs at once); every run is a fresh process after one
 warm-up run (kernels cached), and every run's chart must be the same bytes. Reported per way: wall seconds (min,
 median, max), the peak resident memory of the whole process tree (sampled every 0.2 s: the coordinator and its
 workers together), the CPU seconds of the process tree (user + system: a one-thread run's large kernels may use an
@@ -65,6 +67,22 @@ def run(cmd: list[str]) -> tuple[float, float, float, bytes]:
     return wall, peak, children_cpu() - cpu, b"".join(chunks)
 
 
+def copies(cmd: list[str], k: int) -> tuple[float, float, float, bytes]:
+    """(wall s until the last ends, summed peak MiB, CPU s, stdout) of k copies of a run started at once."""
+    cpu = children_cpu()
+    start = time.perf_counter()
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE) for _ in range(k)]
+    peaks = [0.0] * k
+    while any(proc.poll() is None for proc in procs):
+        peaks = [max(peak, tree_rss_mib(proc.pid)) for peak, proc in zip(peaks, procs, strict=True)]
+        time.sleep(0.2)
+    outs = [proc.stdout.read() for proc in procs]
+    wall = time.perf_counter() - start
+    if any(proc.returncode != 0 for proc in procs) or len(set(outs)) != 1:
+        raise SystemExit(f"copies failed or differ: {' '.join(cmd)}")
+    return wall, sum(peaks), children_cpu() - cpu, outs[0]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--module", default="S_2")
@@ -77,6 +95,8 @@ def main() -> None:
             str(args.max_s), "--quiet"]
     ways = {"1 thread": ["--threads", "1"], f"{args.workers} threads": ["--threads", str(args.workers)],
             f"{args.workers} processes": ["--threads", str(args.workers), "--processes"]}
+    ceiling = f"{args.workers} one-thread runs at once (ceiling; wall per run)"
+    ways[ceiling] = []
     print(f"machine: {machine()}; {args.module} through stem {args.stem}, s <= {args.max_s}; {args.repeat} rounds",
           flush=True)
     run(base + ["--threads", "1"])  # warm-up: kernels cached
@@ -85,7 +105,11 @@ def main() -> None:
     names = list(ways)
     for r in range(args.repeat):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            wall, peak, cpu, out = run(base + ways[name])
+            if name == ceiling:
+                wall, peak, cpu, out = copies(base + ways["1 thread"], args.workers)
+                wall, cpu = wall / args.workers, cpu / args.workers  # per run: the speed-up compares throughput
+            else:
+                wall, peak, cpu, out = run(base + ways[name])
             if chart is None:
                 chart = out
             elif out != chart:
