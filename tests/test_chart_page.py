@@ -109,7 +109,8 @@ class Page:
 
     def click(self, selector: str) -> None:
         box = self.browser.evaluate(f"(() => {{ const r = document.querySelector({json.dumps(selector)})"
-                                    ".getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2] })()")
+                                    ".getBoundingClientRect(); "
+                                    "return [r.left + r.width / 2, r.top + r.height / 2] })()")
         self.browser.click(*box)
         self.settle()
 
@@ -119,7 +120,8 @@ class Page:
             const c = document.getElementById('chart').getBoundingClientRect();
             return [...document.querySelectorAll('#{which}-axis span')].map(e => {{
                 const r = e.getBoundingClientRect();
-                return [e.textContent, '{which}' === 'x' ? (r.left + r.right) / 2 - c.left : (r.top + r.bottom) / 2 - c.top];
+                return [e.textContent,
+                        '{which}' === 'x' ? (r.left + r.right) / 2 - c.left : (r.top + r.bottom) / 2 - c.top];
             }});
         }})()""")]
 
@@ -319,7 +321,8 @@ def test_a_heavy_chart_zooms_a_snapshot_then_redraws_every_dot(browser, tmp_path
     page = Page(browser, chart, tmp_path)
     total = len(page.dots())
     frame = chart_frame(chart)
-    w, h = browser.evaluate("[document.getElementById('chart').clientWidth, document.getElementById('chart').clientHeight]")
+    w, h = browser.evaluate("[document.getElementById('chart').clientWidth, "
+                            "document.getElementById('chart').clientHeight]")
 
     def shown() -> list[tuple[float, float]]:
         return [p for xy in page.dots().values() if 3 < (p := page.on_canvas(*xy))[0] < w - 3 and 3 < p[1] < h - 3]
@@ -362,3 +365,23 @@ def test_negative_stems_a_crowded_bidegree_and_a_rectangle(browser, tmp_path):
     assert crowded[0] == "13 classes: " + ", ".join(f"x_(3, 2, {i})" for i in range(13))
     assert page.tooltip(frame.x(-2), frame.y(0))[2:] == ["h0 · x_(-2, 0, 0) = x_(-2, 1, 1)"]
     page.assert_clean()
+
+
+def test_the_cells_beyond_each_row_are_shaded_and_no_others(browser, tmp_path):
+    """Rows of a rectangle t <= 8 end at stem 8 - s: a little left of each row's boundary (its last computed cell)
+    the canvas is white, a little right of it (the first cell not computed) it is the 6% grey the SVG uses too. The
+    same points through stem 8, where every row is computed, are all white. Samples stay off grid lines and dots."""
+    shaded = 255 * 0.94
+    greys = {}
+    for name, rows in (("rectangle", rows_rectangle(8, 4)), ("through stem", rows_through_stem(8, 4))):
+        chart = Chart("M", 2, "standard", 8, 4, 0, rows, {(0, 0): 1})
+        page, frame = Page(browser, chart, tmp_path), chart_frame(chart)
+        points = [(frame.x(8 - s + dx), frame.y(s + 0.3)) for s in range(1, 5) for dx in (-0.3, 0.3, 0.7)]
+        greys[name] = page.greys([page.on_canvas(*xy) for xy in points], reach=0)
+        page.assert_clean()
+    for k, (grey, white) in enumerate(zip(greys["rectangle"], greys["through stem"], strict=True)):
+        assert white > 250, (k, white)
+        if k % 3 == 2:  # right of the boundary: not computed in the rectangle
+            assert abs(grey - shaded) < 4, (k, grey)
+        else:
+            assert grey > 250, (k, grey)
