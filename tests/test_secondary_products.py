@@ -1,5 +1,6 @@
 """Products and Massey products in Mod_{C lambda^2}: the reference's goldens, the E3 page, the batched composites and
-A-terms of the product and null-homotopy lifts against their one-at-a-time twins, the Ext parts against E2, bad input."""
+A-terms of the product and null-homotopy lifts against their one-at-a-time twins, the Ext parts against E2, the
+unit's lift, bad input."""
 from __future__ import annotations
 
 import json
