@@ -387,3 +387,23 @@ def test_negative_stems_a_crowded_bidegree_and_a_rectangle(browser, tmp_path):
     assert crowded[0] == "13 classes: " + ", ".join(f"x_(3, 2, {i})" for i in range(13))
     assert page.tooltip(frame.x(-2), frame.y(0))[2:] == ["h0 · x_(-2, 0, 0) = x_(-2, 1, 1)"]
     page.assert_clean()
+
+
+def test_the_cells_beyond_each_row_are_shaded_and_no_others(browser, tmp_path):
+    """Rows of a rectangle t <= 8 end at stem 8 - s: a little left of each row's boundary (its last computed cell)
+    the canvas is white, a little right of it (the first cell not computed) it is the 6% grey the SVG uses too. The
+    same points through stem 8, where every row is computed, are all white. Samples stay off grid lines and dots."""
+    shaded = 255 * 0.94
+    greys = {}
+    for name, rows in (("rectangle", rows_rectangle(8, 4)), ("through stem", rows_through_stem(8, 4))):
+        chart = Chart("M", 2, "standard", 8, 4, 0, rows, {(0, 0): 1})
+        page, frame = Page(browser, chart, tmp_path), chart_frame(chart)
+        points = [(frame.x(8 - s + dx), frame.y(s + 0.3)) for s in range(1, 5) for dx in (-0.3, 0.3, 0.7)]
+        greys[name] = page.greys([page.on_canvas(*xy) for xy in points], reach=0)
+        page.assert_clean()
+    for k, (grey, white) in enumerate(zip(greys["rectangle"], greys["through stem"], strict=True)):
+        assert white > 250, (k, white)
+        if k % 3 == 2:  # right of the boundary: not computed in the rectangle
+            assert abs(grey - shaded) < 4, (k, grey)
+        else:
+            assert grey > 250, (k, grey)

@@ -29,6 +29,13 @@ S2 = ["resolve", "S_2", "--stem", "40", "--max-s", "12"]  # Nassau's algorithm, 
 JOKER = ["resolve", "Joker", "--stem", "24", "--max-s", "8", "--algorithm", "standard"]
 
 
+@pytest.fixture(autouse=True)
+def _inputs_wait_seconds_not_minutes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker these tests start (Dask's processes inherit the variable) waits 10 s for a missing input, not two
+    minutes: a task sent before its inputs fails fast. A correct run waits for none here (one local directory)."""
+    monkeypatch.setenv(cluster.INPUT_WAIT_VARIABLE, "10")
+
+
 def files(save: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted((save / "bidegrees").glob("*.bin"))}
 
@@ -88,7 +95,7 @@ def test_a_worker_waits_for_an_input_it_cannot_see_and_never_trusts_a_damaged_on
     victim = save / "bidegrees" / "3_20.bin"
     victim.write_bytes(victim.read_bytes()[:-5])  # as a dead worker's half-written file would be, were it renamed
     (save / "bidegrees" / "4_21.bin").unlink()
-    monkeypatch.setattr(cluster, "INPUT_WAIT", 0.2)
+    monkeypatch.setenv(cluster.INPUT_WAIT_VARIABLE, "0.2")
     monkeypatch.setattr(cluster, "_RUNS", {})
     req = request("S_2", 40, max_s=12, save_dir=save)
     with pytest.raises(cluster.StoreError, match=r"input \(n=17, s=3\) of job \(n=17, s=4\) is not in"):
@@ -115,6 +122,60 @@ def test_a_task_is_a_run_of_its_row_and_reads_every_task_its_jobs_read(algorithm
             for d in deps(s, t):
                 if d in home:
                     assert d in run[:k] or home[d] in inputs[key], f"{d} read by {(s, t)} is not an input"
+
+
+def test_the_wait_for_inputs_is_the_variable_where_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for given, wait in (("0.5", 0.5), ("30", 30.0), ("", cluster.INPUT_WAIT), ("soon", cluster.INPUT_WAIT),
+                        ("0", cluster.INPUT_WAIT)):
+        monkeypatch.setenv(cluster.INPUT_WAIT_VARIABLE, given)
+        assert cluster.input_wait() == wait, given
+    monkeypatch.delenv(cluster.INPUT_WAIT_VARIABLE)
+    assert cluster.input_wait() == cluster.INPUT_WAIT == 120
+
+
+class _Future:
+    def __init__(self, key: str) -> None:
+        self.key, self.status = key, "finished"
+
+
+class _Client:
+    """Records what Cluster.run submits; every task finishes at once."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, tuple] = {}
+
+    def submit(self, fn, *args, key: str, priority: int) -> _Future:
+        self.tasks[key] = args
+        return _Future(key)
+
+    def cancel(self, futures: list) -> None:
+        pass
+
+
+@pytest.mark.parametrize("algorithm", ["nassau", "standard"])
+def test_each_task_is_sent_with_the_tasks_of_its_dependencies(algorithm: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What Dask orders the tasks by: the inputs of a task (a run of bidegrees) are exactly the futures of the tasks
+    holding its jobs' dependencies inside the job set (no Dask here: a stand-in client records each submission)."""
+    from nassau.engine.region import Region
+
+    monkeypatch.setattr(distributed, "as_completed", iter)
+    region = Region(max_s=6, min_degree=0, max_stem=12)
+    jobs = [b for b in region.bidegrees() if b != (2, 5)]  # one job already done: no task waits on it
+    runner = object.__new__(cluster.Cluster)
+    runner.client, runner.on_status, runner.resumed = _Client(), None, None
+    store = type("Store", (), {"loaded": 0, "path": Path("."), "fingerprint": "f"})()
+    finished = []
+    runner.run(jobs, dependencies(algorithm), region, algorithm, store, lambda s, t: finished.append((s, t)))
+    assert sorted(finished) == sorted(jobs)
+    # each submission: (path, fingerprint, algorithm, region, bidegrees, *inputs)
+    run_of = {key: tuple(args[4]) for key, args in runner.client.tasks.items()}
+    home = {b: run for run in run_of.values() for b in run}
+    assert sorted(home) == sorted(jobs)
+    for args in runner.client.tasks.values():
+        run = tuple(args[4])
+        wanted = {home[d] for b in run for d in dependencies(algorithm)(*b) if d in home and home[d] != run}
+        assert sorted(run_of[f.key] for f in args[5:]) == sorted(wanted), run
+    assert any(len(args) > 6 for args in runner.client.tasks.values())
 
 
 def _start(*args: str) -> subprocess.Popen:
@@ -161,7 +222,8 @@ def test_a_second_client_is_refused_and_a_killed_client_resumes(tmp_path: Path, 
     _wait_for_files(first, save, 100)
     assert first.poll() is None
     for extra in (["--workers", "2"], ["--threads", "1"]):
-        assert_one_line_error(run_cli(*S2, *extra, "--save-dir", str(save)), f"is in use by another run (pid {first.pid}")
+        assert_one_line_error(run_cli(*S2, *extra, "--save-dir", str(save)),
+                              f"is in use by another run (pid {first.pid}")
     first.send_signal(signal.SIGKILL)
     first.communicate()
     partial = len(files(save))

@@ -13,8 +13,10 @@ from algebra.module.interface import act
 from algebra.module.loader import load_module, module_from_spec
 from algebra.module.projective_space import rp_coefficient
 from algebra.module.spec import ModuleError, ModuleSpec
+from algebra.module.tensor import TensorModule
 from algebra.module.writer import fd_json
-from tests.helpers import DATA
+from tests.helpers import DATA, dims_in, run_engine
+from tests.oracles import tensor_naive
 
 # REFERENCE-MODULES 1.3: dimensions in degrees 0..24.
 FP_DIMENSIONS = {
@@ -72,6 +74,30 @@ def test_quotients_by_a1_and_a2_are_polynomial_algebras() -> None:
     assert [a2.dimension(d) for d in range(top + 1)] == poincare([8, 12, 14, 15, 31, 63], top)
 
 
+@pytest.mark.parametrize("s,t,milnor", [(0, 1, "P(1)"), (1, 1, "P(2)"), (3, 1, "P(8)"), (0, 2, "P(0, 1)"),
+                                         (1, 2, "P(0, 2)"), (2, 2, "P(0, 4)"), (0, 3, "P(0, 0, 1)"),
+                                         (1, 3, "P(0, 0, 2)"), (0, 4, "P(0, 0, 0, 1)")])
+def test_p_s_t_is_the_milnor_element_with_2_to_the_s_in_place_t(tmp_path: Path, s: int, t: int, milnor: str) -> None:
+    """A relation `P^s_t x` is the relation `P(0, ..., 2^s) x` (2^s in place t): every degree and action agree."""
+    by_name = load_module(write(tmp_path, "pst", fp({"x": 0, "y": 1}, milnor=[f"P^{s}_{t} x", f"P^{s}_{t} y"])))
+    spelled = load_module(write(tmp_path, "spelled", fp({"x": 0, "y": 1}, milnor=[f"{milnor} x", f"{milnor} y"])))
+    for d in range(0, 18):
+        assert by_name.dimension(d) == spelled.dimension(d), d
+        for e in range(1, 4):
+            assert same_action(by_name.action_table(e, d), spelled.action_table(e, d)), (e, d)
+
+
+def test_a_chart_that_depends_on_p_s_t(tmp_path: Path) -> None:
+    """x / (Sq1, Q1) written with P^0_1 and P^0_2 has the chart of the same module written out in the Milnor basis,
+    and a different one from P^1_1 in place of P^0_2 (so reading s and t the other way round shows)."""
+    charts = []
+    for name, relations in (("pst", ["P^0_1 x0", "P^0_2 x0"]), ("spelled", ["P(1) x0", "P(0, 1) x0"]),
+                            ("swapped", ["P^0_1 x0", "P^1_1 x0"])):
+        res, region = run_engine(write(tmp_path, name, fp({"x0": 0}, milnor=relations)), stem=12, max_s=6)
+        charts.append(dims_in(res, region))
+    assert charts[0] == charts[1] and charts[0] != charts[2]
+
+
 def test_finitely_presented_basis_order_and_names() -> None:
     a1 = load_module("A-mod-Sq1-Sq2")
     names = {d: [a1.basis_name(d, i) for i in range(a1.dimension(d))] for d in (0, 4, 6, 7, 12, 14, 15)}
@@ -112,6 +138,47 @@ def test_tensor_goldens(name: str) -> None:
     command, expected = DATA.joinpath(name).read_text().split("\n")[:2]
     args = command.split()[2:] or ["S_2", "S_2"]  # `tensor` alone takes both defaults
     assert fd_json(load_module("^".join(args))) == expected
+
+
+def two_cell_tensors() -> list[TensorModule]:
+    """Tensor products with two-dimensional Cartan blocks: DA1 has two cells in degree 6, C2^C2 two in degree 1."""
+    return [load_module("DA1^DA1"), TensorModule(load_module("C2^C2"), load_module("C2^C2"), "C2^C2 (x) C2^C2")]
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_two_cell_blocks_act_by_the_cartan_formula(which: int, rng: np.random.Generator) -> None:
+    """Random Milnor basis elements on random vectors of DA1 (x) DA1 and (C2 (x) C2) (x) (C2 (x) C2), against the
+    Cartan formula applied term by term in the reference's basis order (tests/oracles/tensor_naive)."""
+    m = two_cell_tensors()[which]
+    top = m.max_degree
+    assert max(m.left.dimension(d) for d in range(m.left.min_degree, m.left.max_degree + 1)) == 2
+    checked = 0
+    for _ in range(80):
+        n = int(rng.integers(m.min_degree, top))
+        e = int(rng.integers(1, min(top - n, 12) + 1))
+        if not (m.dimension(n) and m.algebra.dimension(e)):
+            continue
+        r = m.algebra.element(e, int(rng.integers(m.algebra.dimension(e))))
+        x = rng.integers(0, 2, m.dimension(n)).astype(np.uint8)
+        assert np.array_equal(act(m, r, n, x), tensor_naive.cartan(m.left, m.right, r, n, x)), (m.name, r, n, x)
+        checked += 1
+    assert checked > 30
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_two_cell_blocks_are_written_in_the_reference_order(tmp_path: Path, which: int) -> None:
+    """The written module lists the basis in the reference's order (within a block: the left factor's index major)
+    and, read back as a finite module, acts as the tensor product does. (The reference's outputs here tensor
+    factors with one cell per degree only; this is its documented rule, REFERENCE-MODULES 3.2.)"""
+    m = two_cell_tensors()[which]
+    degrees = range(m.min_degree, m.max_degree + 1)
+    written = json.loads(fd_json(m))
+    assert list(written["gens"]) == [name for n in degrees for name in tensor_naive.names(m.left, m.right, n)]
+    assert list(written["gens"].values()) == [n for n in degrees for _ in range(m.dimension(n))]
+    back = load_module(write(tmp_path, "back", written))
+    for n in degrees:
+        for e in range(1, m.max_degree - n + 1):
+            assert same_action(back.action_table(e, n), m.action_table(e, n)), (n, e)
 
 
 def same_action(a: np.ndarray | None, b: np.ndarray | None) -> bool:
@@ -180,6 +247,23 @@ def test_clear_bottom_keeps_the_a2_submodule_cells() -> None:
     m = load_module("tmf_RP")
     assert [d for d in range(-20, 5) if m.dimension(d)] == [-9, -5, -3, -2, -1]
     assert m.basis_name(-5, 0) == "x^{-5}"
+
+
+@pytest.mark.parametrize("bottom", range(-17, 9))  # every residue mod 8, negative and positive
+def test_clear_bottom_for_every_residue_of_min(tmp_path: Path, bottom: int) -> None:
+    """clear_bottom raises min to the least m >= min with m = -1 mod 8 and drops m+1, m+2, m+3, m+5, m+9 (written
+    out by hand below); the cells left act as in the finite space RP_m^(m+16), whose bottom is m."""
+    m = next(k for k in range(bottom, bottom + 8) if k % 8 == 7)
+    top = m + 16
+    cleared = load_module(write(tmp_path, "cleared", rp(bottom, top, clear_bottom=True)))
+    plain = load_module(write(tmp_path, "plain", rp(m, top)))
+    cells = [k for k in range(m, top + 1) if k - m not in (1, 2, 3, 5, 9)]
+    assert cleared.min_degree == m
+    assert [k for k in range(bottom - 1, top + 2) if cleared.dimension(k)] == cells
+    for k in cells:
+        for e in range(1, top - k + 1):
+            expected = plain.action_table(e, k) if k + e in cells else None
+            assert same_action(cleared.action_table(e, k), expected), (k, e)
 
 
 def test_tensor_with_the_sphere_is_the_identity() -> None:

@@ -188,7 +188,8 @@ def test_odd_modules_load_and_are_modules(rng: np.random.Generator) -> None:
             da, db = int(rng.integers(1, 12)), int(rng.integers(0, 12))
             if not (m.dimension(x_deg) and alg.dimension(da) and alg.dimension(db)):
                 continue
-            a, b = alg.element(da, int(rng.integers(alg.dimension(da)))), alg.element(db, int(rng.integers(alg.dimension(db))))
+            a = alg.element(da, int(rng.integers(alg.dimension(da))))
+            b = alg.element(db, int(rng.integers(alg.dimension(db))))
             x = rng.integers(0, p, m.dimension(x_deg))
             ab = multiply_odd(alg, a, b)
             lhs = np.zeros(m.dimension(x_deg + da + db), dtype=np.int64)
@@ -326,3 +327,16 @@ def test_p2_only_commands_refuse_odd_primes(args: tuple) -> None:
     out = run_cli(*args)
     lines = out.stderr.decode().strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1 and "p = 3" in lines[0], lines
+
+
+@pytest.mark.parametrize("p", [3, 5, 7])
+def test_q_move_signs_fixed_vectors(p: int) -> None:
+    """Q(E') Q_m = (-1)^#(a in E', a > m) Q(E' + m), by hand: Q_1 Q_0 = -Q_0 Q_1; P(0, 1) Q_0 = Q_0 P(0, 1) + Q_2 and
+    Q_1 Q_2 is in order (no sign, though Q_2 came from moving Q_0, which Q_1 is above); Q_2 Q_0 Q_1 is two swaps from
+    Q_0 Q_1 Q_2, Q_1 Q_0 Q_2 and Q_0 Q_2 Q_1 one. -1 is p - 1: at p = 5, 7 it is not 2."""
+    b = OddMilnorBasis(p, FULL)
+    assert _product(b, "Q_1 P(0, 1)", "b") == {"Q_0 Q_1 P(0, 1)": p - 1, "Q_1 Q_2": 1}
+    assert _product(b, "Q_2", "Q_0 Q_1") == {"Q_0 Q_1 Q_2": 1}
+    assert _product(b, "Q_1", "Q_0 Q_2") == {"Q_0 Q_1 Q_2": p - 1}
+    assert _product(b, "Q_0 Q_2", "Q_1") == {"Q_0 Q_1 Q_2": p - 1}
+    assert _product(b, "Q_0 Q_1", "Q_2") == {"Q_0 Q_1 Q_2": 1}

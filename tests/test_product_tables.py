@@ -247,3 +247,38 @@ def test_a_table_too_large_to_keep_is_enumerated_and_not_made_again(rng: np.rand
     made, before = tables.counts["tables"], dict(products.COUNTERS)
     run_batch(np.zeros_like(outs[0]), batch, basis)
     assert tables.counts["tables"] == made and products.COUNTERS["products"] > before["products"]
+
+
+def test_the_key_hash_grows_and_keeps_every_key_and_its_table(rng: np.random.Generator) -> None:
+    """A real resolution outgrows the key hash (4096 slots, grown when half full); random batches never do. Here
+    tables are made, then 5000 more keys are added in rounds (kept as too large, so no table is made for them): the
+    hash grows, stays at most half full, and every key still answers its own table (a table id shifted by the
+    rehash would read another key's products); products read after the growth are the enumerated ones."""
+    from algebra.milnor.product_tables import NOT_KEPT, lookup
+
+    basis, direct = fresh("A", 1 << 30), fresh("A", 0)
+    tables = basis._product_tables
+    batch, ncols = random_batch(rng, basis, rows=300, lists=20, top=40)
+    run_batch(np.zeros((300, (ncols + 63) // 64), dtype=np.uint64), batch, basis)
+    keys = sorted({(int(batch.term_s[q]), int(n)) for lst, n in zip(batch.row_terms, batch.row_deg, strict=True)
+                   for q in range(batch.term_start[lst], batch.term_start[lst + 1])})
+    snap = tables.snapshot()
+    before = {k: lookup(snap.keys, np.uint64(k[0]), k[1], snap.ntables) for k in keys}
+    assert sum(tid >= 0 for tid in before.values()) > 20 and len(snap.keys) == 1 << 12
+    fake = [(np.uint64(1 << 40) + np.uint64(i), 1000 + i % 7) for i in range(5000)]  # no batch meets these
+    for start in range(0, len(fake), 700):
+        chunk = fake[start:start + 700]
+        with tables._lock:
+            tables._mark_too_large(np.array([s for s, _ in chunk], dtype=np.uint64),
+                                   np.array([n for _, n in chunk], dtype=np.int64))
+    snap = tables.snapshot()
+    assert len(snap.keys) >= 2 * (len(keys) + len(fake))
+    assert {k: lookup(snap.keys, np.uint64(k[0]), k[1], snap.ntables) for k in keys} == before
+    assert all(lookup(snap.keys, s, n, snap.ntables) == NOT_KEPT for s, n in fake)
+    made = tables.counts["tables"]
+    outs = []
+    for b in (basis, direct):
+        out = np.zeros((300, (ncols + 63) // 64), dtype=np.uint64)
+        run_batch(out, batch, b)
+        outs.append(out)
+    assert np.array_equal(outs[0], outs[1]) and tables.counts["tables"] == made

@@ -1,5 +1,6 @@
 """Products and Massey products in Mod_{C lambda^2}: the reference's goldens, the E3 page, the batched composites and
-A-terms of the product and null-homotopy lifts against their one-at-a-time twins, the Ext parts against E2, bad input."""
+A-terms of the product and null-homotopy lifts against their one-at-a-time twins, the Ext parts against E2, the
+unit's lift, bad input."""
 from __future__ import annotations
 
 import json
@@ -269,3 +270,24 @@ def test_ext_parts_are_the_e2_products_through_stem_45() -> None:
         for line in lines:
             y = np.array(line.y, dtype=np.int64)
             assert list(line.ext) == ((y @ matrices[line.b]) % 2).tolist(), (name, line)
+
+
+def test_the_secondary_lift_of_the_unit_is_zero(sphere: SecondaryExt) -> None:
+    """The unit's chain map c = 1 commutes with d on the nose, and its lift witnesses 3 sigma(d) sigma(1) +
+    sigma(1) sigma(d) = 4 sigma(d) = 0 in Z/4: every composite is zero (no twos, no Y part), so the homotopy is zero
+    (and [1] [y] would have no lambda part). A coefficient 1 in place of 3 leaves 2 sigma(d) (twos = d), which no d2 test sees:
+    d2's lift has one composite, with coefficient 1."""
+    c = ChainMap.from_class(sphere.module.source, sphere.unit.source, 0, 0, np.array([1], np.uint8),
+                            sphere.module_region, "1")
+    sphere.lift([c])
+    lift = sphere.secondary_map(c)
+    checked = 0
+    for s in sorted(lift.lifted):
+        fs = lift.source.free(s)
+        for t in range(lift.bottom(s), lift.lifted[s] + 1):
+            for g in range(fs.gens_below(t), fs.gens_below(t + 1)):
+                composite = lift.composites(s, g)
+                assert not composite.twos.any() and not any(v.any() for v in composite.ys.values()), (s, g)
+                checked += 1
+            assert not lift.images(s, t).any(), (s, t)
+    assert checked > 50

@@ -5,6 +5,7 @@ Every test damages its own copy of one save directory computed once for the modu
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import signal
@@ -61,6 +62,12 @@ def _start(*args: str) -> subprocess.Popen:
                             stderr=subprocess.PIPE, preexec_fn=_default_sigint)
 
 
+def assert_nothing_lost(save: Path, stderr: bytes) -> None:
+    """Nothing was reported unusable or moved aside: whole files only ever stand at their final names."""
+    assert b"unusable" not in stderr, stderr.decode()[-2000:]
+    assert not list(save.rglob("*.corrupt"))
+
+
 def _wait_for_files(proc: subprocess.Popen, save: Path, count: int) -> None:
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None and (not save.exists() or len(files(save)) < count):
@@ -79,6 +86,7 @@ def test_sigkill_then_resume_gives_the_same_chart(tmp_path: Path, clean_chart: b
     again = run_cli(*ARGS, "--algorithm", algorithm, "--save-dir", str(save))
     assert again.returncode == 0, again.stderr
     assert again.stdout == clean_chart
+    assert_nothing_lost(save, again.stderr)  # killed mid-write, yet no file at a final name is partial
     loaded = int(again.stderr.decode().split(" bidegrees loaded")[0].rsplit(" ", 1)[1])
     assert loaded >= partial - 4  # at most the files being written at the kill are lost
     # A third run computes nothing: everything is loaded.
@@ -158,6 +166,7 @@ def test_larger_run_resumes_and_computes_only_what_is_missing(saved: Path) -> No
                   str(saved))
     assert out.returncode == 0
     assert f"{small} bidegrees loaded" in out.stderr.decode()
+    assert_nothing_lost(saved, out.stderr)
     fresh = run_cli("resolve", "S_2", "--stem", "40", "--max-s", "10", "--quiet")
     assert out.stdout == fresh.stdout
 
@@ -167,6 +176,7 @@ def test_chart_from_save_dir_without_recomputing(tmp_path: Path, saved: Path, cl
     out = run_cli("chart", str(saved), "--svg", str(svg), "--json", str(tmp_path / "c.json"))
     assert out.returncode == 0, out.stderr
     assert out.stdout == clean_chart
+    assert_nothing_lost(saved, out.stderr)
     assert svg.read_text().count("<circle") > 50
     data = json.loads((tmp_path / "c.json").read_text())
     assert data["module"] == "S_2" and data["algorithm"] == "standard"
@@ -210,6 +220,7 @@ def test_a_save_directory_written_before_the_subpackages_still_loads(tmp_path: P
                       str(tmp_path / "resumed.json"))
     assert resumed.returncode == 0 and resumed.stdout == fresh.stdout, resumed.stderr
     assert b"55 bidegrees loaded" in resumed.stderr
+    assert_nothing_lost(save, drawn.stderr + resumed.stderr)
     assert (tmp_path / "resumed.json").read_bytes() == (tmp_path / "fresh.json").read_bytes()
     assert {p.name: p.read_bytes() for p in save.rglob("*.bin")} == before
 
@@ -247,3 +258,81 @@ def test_ctrl_c_right_after_a_temporary_file_is_opened_leaves_no_file(tmp_path: 
     monkeypatch.setattr(builtins, "open", real_open)
     store.close()
     assert not list((tmp_path / "save").rglob("*.tmp-*")), list((tmp_path / "save").rglob("*"))
+
+
+#: Saves (1, 3) of S_2 into the save directory argv[1] (twice if argv[2] says "again"); the last write stops half
+#: way through its bytes, to end the process by os._exit (no handler, no cleanup: a kill) or, if argv[2] says
+#: "look", to look at the final name meanwhile and go on.
+_HALF_WRITE = """
+import builtins, os, sys
+from pathlib import Path
+from algebra.module.loader import load_module
+from algebra.module.spec import read_spec
+from nassau.engine.region import Region
+from nassau.engine.resolve import resolve
+from nassau.store import save_dir
+
+module, region = load_module("S_2"), Region(max_s=2, min_degree=0, max_stem=4)
+res = resolve(module, region, "standard", 1)
+store = save_dir.SaveDir(Path(sys.argv[1]), read_spec("S_2"), module, "standard")
+store.open(region)
+final = Path(sys.argv[1]) / "bidegrees" / "1_3.bin"
+if "again" in sys.argv[2]:
+    store.save(res, 1, 3)
+real_open = builtins.open
+
+class Halting:
+    def __init__(self, fh):
+        self.fh = fh
+    def __enter__(self):
+        return self
+    def __exit__(self, *exc):
+        return self.fh.__exit__(*exc)
+    def write(self, blob):
+        self.fh.write(blob[:len(blob) // 2])
+        self.fh.flush()
+        if "look" in sys.argv[2]:  # a reader at the final name meanwhile: nothing there, or a whole file
+            print("seen", len(final.read_bytes()) if final.exists() else None)
+            return self.fh.write(blob[len(blob) // 2:])
+        os._exit(0)
+    def __getattr__(self, name):
+        return getattr(self.fh, name)
+
+def halting_open(path, *args, **kwargs):
+    fh = real_open(path, *args, **kwargs)
+    return Halting(fh) if ".tmp-" in str(path) else fh
+
+builtins.open = halting_open
+store.save(res, 1, 3)
+builtins.open = real_open
+print("final", len(final.read_bytes()))
+"""
+
+
+def _half_write(save: Path, how: str) -> str:
+    out = subprocess.run([sys.executable, "-c", _HALF_WRITE, str(save), how], capture_output=True, text=True,
+                         timeout=300, cwd=Path(__file__).resolve().parent.parent)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return out.stdout
+
+
+def test_a_write_killed_half_way_leaves_no_file_at_the_final_name(tmp_path: Path) -> None:
+    """The process ends (os._exit: no handler or cleanup runs, as under SIGKILL) with half of a bidegree's bytes
+    written: the final name holds nothing, and the next run sweeps the temporary file."""
+    save = tmp_path / "save"
+    _half_write(save, "kill")
+    assert not (save / "bidegrees" / "1_3.bin").exists()
+    left = [p.name for p in (save / "bidegrees").iterdir()]
+    assert len(left) == 1 and ".tmp-" in left[0], left  # only the temporary file, which load_into sweeps
+    _half_write(tmp_path / "again", "again")  # a rewrite killed half way leaves the earlier whole file in place
+    blob = (tmp_path / "again" / "bidegrees" / "1_3.bin").read_bytes()
+    assert blob.startswith(MAGIC) and hashlib.blake2b(blob[:-DIGEST], digest_size=DIGEST).digest() == blob[-DIGEST:]
+
+
+def test_a_reader_never_sees_a_short_file(tmp_path: Path) -> None:
+    """A reader looking at the final name while a bidegree is half written sees nothing there (first write) or the
+    whole earlier file (a rewrite), never the half; once the write returns it sees the whole new file."""
+    first = _half_write(tmp_path / "first", "look").split()
+    assert first[:3] == ["seen", "None", "final"] and int(first[3]) > 0
+    whole = first[3]
+    assert _half_write(tmp_path / "again", "again, look").split() == ["seen", whole, "final", whole]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -18,18 +20,35 @@ from fp import kernel_cache
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _helper_holds_the_lock(cmd: list[str], **kw: object) -> int:
+    """A stand-in for starting the helper: keeps the descriptor it would inherit (a duplicate shares its lock)."""
+    return os.dup(kw["pass_fds"][0])  # type: ignore[index]
+
+
 def test_started_once_per_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[tuple[list[str], Path]] = []
+    held: list[int] = []
+
+    def popen(cmd: list[str], **kw: object) -> None:
+        started.append((cmd, kw["cwd"]))
+        held.append(_helper_holds_the_lock(cmd, **kw))
+
     monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: started.append((cmd, kw["cwd"])))
+    monkeypatch.setattr(subprocess, "Popen", popen)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(warmup.time, "monotonic", iter(range(0, 1000, 1)).__next__)  # each look reads the cache
     assert warmup.start() and started[-1] == ([sys.executable, "-m", "algebra.milnor.compile_helper"], ROOT)  # where
     # the packages are imported from
+    assert not warmup.start() and len(started) == 1 and warmup.helper_compiling()  # the running helper's lock
+    os.close(held.pop())  # the helper died without its marker: the next run starts one, no one waits for the dead
+    assert not warmup.helper_compiling()
+    assert warmup.start() and len(started) == 2
     (tmp_path / warmup.MARKER).touch()
-    assert not warmup.start() and len(started) == 1
+    os.close(held.pop())
+    assert not warmup.start() and len(started) == 2 and not warmup.helper_compiling()
     (tmp_path / warmup.MARKER).unlink()
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    assert not warmup.start() and len(started) == 1
+    assert not warmup.start() and len(started) == 2
 
 
 def test_the_cache_is_keyed_by_where_the_sources_are_and_when_they_changed(tmp_path: Path) -> None:
@@ -90,7 +109,8 @@ def test_no_product_tables_until_the_helper_is_done(tmp_path: Path, monkeypatch:
     from tests.test_product_tables import fresh
 
     monkeypatch.setattr(kernel_cache, "CACHE_DIR", tmp_path)
-    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: None)
+    held: list[int] = []
+    monkeypatch.setattr(subprocess, "Popen", lambda cmd, **kw: held.append(_helper_holds_the_lock(cmd, **kw)))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(warmup.time, "monotonic", iter(range(0, 1000, 1)).__next__)
     assert warmup.start()
@@ -105,6 +125,44 @@ def test_no_product_tables_until_the_helper_is_done(tmp_path: Path, monkeypatch:
         run_batch(out, batch, basis)
         outs.append(out)
         assert (basis._product_tables.counts["tables"] > 0) == marked
+    os.close(held.pop())
     expected = np.zeros_like(outs[0])
     run_batch(expected, batch, direct)
     assert all(np.array_equal(out, expected) for out in outs)
+
+
+def _helpers_on(cache: Path) -> set[int]:
+    """The pids of running first-run helpers whose kernel cache is under `cache` (read from /proc)."""
+    found = set()
+    for proc in Path("/proc").iterdir():
+        try:
+            if b"algebra.milnor.compile_helper" in (proc / "cmdline").read_bytes() and \
+                    f"NASSAU_NUMBA_BASE={cache}".encode() in (proc / "environ").read_bytes().split(b"\0"):
+                found.add(int(proc.name))
+        except (OSError, ValueError):  # not a process, gone, or not ours
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="counts helpers through /proc")
+def test_runs_started_together_on_an_empty_cache_start_one_helper(tmp_path: Path) -> None:
+    """Six command lines started at once on an empty cache: every helper alive while they run (and just after) is
+    counted, and there is one. A helper compiles for seconds on an empty cache, so none ends before it is seen."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NASSAU_NUMBA_BASE=str(tmp_path))
+    runs = [subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "NO_SUCH_MODULE", "--stem", "1"], cwd=ROOT,
+                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(6)]
+    seen: set[int] = set()
+    try:
+        while any(r.poll() is None for r in runs):
+            seen |= _helpers_on(tmp_path)
+            time.sleep(0.02)
+        seen |= _helpers_on(tmp_path)
+        assert [r.returncode for r in runs] == [2] * 6  # each reached the command (the helper starts before it)
+        assert len(seen) == 1, seen
+        assert (tmp_path / kernel_cache.source_hash() / warmup.LOCK).exists()
+    finally:
+        for pid in seen:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

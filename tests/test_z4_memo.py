@@ -1,6 +1,7 @@
-"""Kept Z/4 products (algebra.secondary.z4_memo): the same values as enumerating every product (pair_algebra.z4_batch) on
-fresh random batches, cold, warm and with no budget; a batch met again enumerates nothing; threads keeping pairs at
-once agree; the d2 lift reads kept pairs (fails if its composites go back to enumerating every product)."""
+"""Kept Z/4 products (algebra.secondary.z4_memo): the same values as enumerating every product (pair_algebra.z4_batch)
+on fresh random batches, cold, warm and with no budget; a batch met again enumerates nothing; threads keeping pairs at
+once agree, and a free slot holding another pair's value is not read; the d2 lift reads kept pairs (fails if its
+composites go back to enumerating every product)."""
 from __future__ import annotations
 
 import threading
@@ -90,6 +91,21 @@ def test_threads_keeping_at_once_agree(rng: np.random.Generator) -> None:
     for t in threads:
         t.join()
     assert not bad and memo.counts["kept"] > 0
+
+
+def test_a_free_slot_holding_another_pairs_value_is_not_read(rng: np.random.Generator) -> None:
+    """A thread inserting a pair writes its value before its words: until then the slot is free but holds a value.
+    A reader whose probe ends there must enumerate, not read that other pair's terms (under load this gave a wrong
+    product once in test_threads_keeping_at_once_agree). Here every free slot holds a value pointing at a term."""
+    from algebra.secondary.z4_memo import _COUNT_BITS
+
+    basis = MilnorBasis()
+    basis.extend(60)
+    memo = use_z4_memo(basis, 1 << 28)
+    batch, ncols = random_batch(rng, basis, rows=150, lists=12, top=44)
+    memo._terms[0] = (1 << 2) | 1  # rank 1, coefficient 1
+    memo._keys[:, 2] = np.uint64((0 << _COUNT_BITS) | 1) + np.uint64(1)  # start 0, count 1, in every slot
+    assert np.array_equal(kept(memo, batch, ncols), enumerated(batch, basis, ncols))
 
 
 def test_the_d2_lift_reads_kept_products() -> None:

@@ -12,7 +12,8 @@ Kept like the product tables: shared by a run's threads, appended under a lock a
 A pair that is not kept yet is enumerated (the same terms), so a result never depends on what is kept. The key
 hash holds per slot the R word + 1, the S word + 1 (0: a free slot) and (start << 16 | count) + 1 of the pair's terms
 in `terms`, each term rank << 2 | coefficient; a slot's value is written before its words and its terms before it
-(separate compiled calls), so a reader that finds a key finds its terms, and a zero value reads as "not kept".
+(separate compiled calls), so a reader that finds a key finds its terms, and a zero value reads as "not kept". A
+reader takes a slot's value only under its own key's words: a free slot may already hold another pair's value.
 """
 from __future__ import annotations
 
@@ -73,7 +74,10 @@ def _memo_batch(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, t
         for q in range(term_start[lst], term_start[lst + 1]):
             s = np.uint64(term_s[q])
             col = term_col[q]
-            value = keys[_slot(keys, r, s), 2]
+            at = _slot(keys, r, s)
+            # The value only under this pair's own words: a probe that ends at a free slot may find there the value
+            # of another pair that a thread is inserting (value first, words last).
+            value = keys[at, 2] if keys[at, 0] == r + _ONE and keys[at, 1] == s + _ONE else np.uint64(0)
             if value != 0:
                 start = np.int64((value - np.uint64(1)) >> np.uint64(_COUNT_BITS))
                 for e in range(start, start + np.int64((value - np.uint64(1)) & count_mask)):

@@ -13,6 +13,7 @@ only here and only when a cluster is asked for: the base install has none.
 """
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
@@ -30,8 +31,11 @@ from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
 #: Seconds to wait for the Dask scheduler at --cluster ADDRESS to answer.
 CONNECT_TIMEOUT = 20.0
 #: Seconds a task waits for its inputs to appear in the save directory (a network filesystem may show a new file
-#: to another machine late); after that the directory is not shared and the task fails saying so.
+#: to another machine late); after that the directory is not shared and the task fails saying so. A worker reads
+#: NASSAU_INPUT_WAIT (seconds) instead where it is set: the tests set a few, so that a task sent before its inputs
+#: (a missing dependency) fails in seconds, not minutes.
 INPUT_WAIT = 120.0
+INPUT_WAIT_VARIABLE = "NASSAU_INPUT_WAIT"
 #: Seconds between two progress notes (workers, tasks running), each a round trip to the scheduler.
 STATUS_EVERY = 1.0
 #: Bidegrees of a row per task.
@@ -193,7 +197,8 @@ def job(path: str, fingerprint: str, algorithm: str, region: Region, s: int, t: 
         state = _RUNS[key]
     res = state.res
     needed = [d for d in dependencies(algorithm)(s, t) if region.contains(*d)]
-    deadline, pause = time.monotonic() + INPUT_WAIT, 0.01
+    wait = input_wait()
+    deadline, pause = time.monotonic() + wait, 0.01
     while True:
         with state.lock:
             res.algebra.extend(region.t_limit - res.min_degree + 1)
@@ -207,7 +212,7 @@ def job(path: str, fingerprint: str, algorithm: str, region: Region, s: int, t: 
         if time.monotonic() > deadline:
             ms, mt = missing[0]
             raise StoreError(f"the input (n={mt - ms}, s={ms}) of job (n={t - s}, s={s}) is not in {path} after "
-                               f"{INPUT_WAIT:.0f} s: do the client and every worker see one shared directory there?")
+                               f"{wait:g} s: do the client and every worker see one shared directory there?")
         time.sleep(pause)
         pause = min(2 * pause, 1.0)
     try:
@@ -216,3 +221,12 @@ def job(path: str, fingerprint: str, algorithm: str, region: Region, s: int, t: 
         with state.lock:
             state.running.discard((s, t))
     return res.new_gens[(s, t)]
+
+
+def input_wait() -> float:
+    """How long a task waits for its inputs: NASSAU_INPUT_WAIT seconds where set (and positive), else INPUT_WAIT."""
+    try:
+        given = float(os.environ.get(INPUT_WAIT_VARIABLE, ""))
+    except ValueError:
+        return INPUT_WAIT
+    return given if given > 0 else INPUT_WAIT
