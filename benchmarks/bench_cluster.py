@@ -154,6 +154,10 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--overhead-stems", type=int, nargs=2, default=[60, 80], metavar=("N1", "N2"))
     ap.add_argument("--skip-whole", action="store_true", help="only the overhead part (2-4)")
+    ap.add_argument("--work-150", type=float, metavar="W",
+                    help="the work W of stem 150 in seconds, measured (bench_scaling.py --stems 150 prints it) "
+                         "rather than extrapolated from the overhead stems, which falls short")
+    ap.add_argument("--max-s-150", type=int, help="the s bound of that work (default: --max-s)")
     args = ap.parse_args()
     print(f"# {machine()}")
     if not args.skip_whole:
@@ -185,12 +189,14 @@ def main() -> None:
     (n1, a), (n2, b) = found.items()
     power = {key: math.log(b[key] / a[key]) / math.log(n2 / n1) for key in ("compute", "full_load")}
     w150, l150 = (b[key] * (150 / n2) ** power[key] for key in ("compute", "full_load"))
-    max_s = min(args.max_s, 150 // 2 + 5)
+    w150 = args.work_150 or w150
+    max_s = args.max_s_150 or min(args.max_s, 150 // 2 + 5)
     bidegrees = Region(max_s=max_s, min_degree=0, max_stem=150).bidegrees()
     tasks = len(cluster.runs(bidegrees, dependencies("nassau"))[0])
     print(f"## estimate for stem 150, s <= {max_s} (power laws through stems {n1} and {n2}: W ~ n^"
           f"{power['compute']:.1f}, L ~ n^{power['full_load']:.1f})")
-    print(f"computation W = {w150:.0f} s; loading the whole resolution L = {l150:.1f} s per worker")
+    print(f"computation W = {w150:.0f} s ({'measured' if args.work_150 else 'extrapolated'}); loading the whole "
+          f"resolution L = {l150:.1f} s per worker")
     for what, jobs in ((f"runs of {cluster.RUN} bidegrees", tasks), ("one bidegree each", len(bidegrees))):
         print(f"{what}: {jobs} tasks x {1e3 * per_task:.1f} ms = {jobs * per_task:.1f} s through the scheduler; "
               f"scaling stops near P* = W / max(J c, L) = {w150 / max(jobs * per_task, l150):.0f} workers")

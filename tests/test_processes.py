@@ -119,8 +119,10 @@ def test_product_tables_filled_in_one_process_are_received_in_another(rng: np.ra
 
 def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path) -> None:
     save = tmp_path / "save"
-    proc = subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", "70", "--threads", "2",
-                             "--processes", "--save-dir", str(save)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # A run of several seconds, so that the signal lands while it works (stem 70, s <= 15 now ends in 2 s).
+    proc = subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", "90", "--max-s", "30",
+                             "--threads", "2", "--processes", "--save-dir", str(save)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while time.time() < deadline and proc.poll() is None and len(list(save.glob("bidegrees/*.bin"))) < 40:
         time.sleep(0.01)
