@@ -88,6 +88,27 @@ def test_a_dead_worker_ends_the_run() -> None:
         _run_failing((1, 5), lambda: os._exit(9))
 
 
+def test_each_worker_keeps_to_its_share_of_the_tables_budget() -> None:
+    """Every worker ends up holding the tables all of them filled, so each of K keeps to 1 / K of the budget: together
+    they hold no more than one process would (a quarter of the machine's memory by default)."""
+    from algebra.milnor.product_tables import tables_for
+    from nassau.engine.standard import step_standard
+
+    region = Region(max_s=4, min_degree=0, max_stem=10)
+    res = Resolution(load_module("S_2"))
+    res.algebra.extend(region.t_limit + 1)
+    full = tables_for(res.algebra).budget
+
+    def work(s: int, t: int) -> None:
+        budget = tables_for(res.algebra).budget
+        if budget != full // 3:
+            raise AssertionError(f"a worker's tables budget is {budget}, not {full} // 3")
+        step_standard(res, s, t)
+
+    run_processes(res, region.bidegrees(), dependencies("standard"), work, 3)
+    assert tables_for(res.algebra).budget == full  # the coordinator's own is untouched
+
+
 def test_product_tables_filled_in_one_process_are_received_in_another(rng: np.random.Generator) -> None:
     """share/shared/receive, the hand-over between workers: B receives what A filled, then makes no table for
     the same batch, and its products are the same bits as A's and as without tables."""

@@ -522,10 +522,13 @@ class ProductTables:
                            for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))])[0]
 
     # -- tables filled by another process (nassau.engine.processes): each worker hands on what it fills ----------
-    def share(self) -> None:
-        """From now on keep what this object fills, for `shared` to hand on."""
+    def share(self, copies: int = 1) -> None:
+        """From now on keep what this object fills, for `shared` to hand on. It is one of `copies` copies of these
+        tables on this machine (worker processes, each holding what all of them filled), so it keeps to its share
+        of the budget: together they hold no more than one object would."""
         with self._lock:
             self._outbox = []
+            self.budget //= max(1, copies)
 
     def shared(self) -> list[tuple]:
         """The tables filled here since the last call (as `receive` takes them); nothing before `share`."""

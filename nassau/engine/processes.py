@@ -11,8 +11,10 @@ the worker that runs (s + 1, t) if another one ran (s, t) (standard.kernel_of), 
 kernel whose user ran elsewhere is dropped. Catching up costs little: adding every result of S_2 through stem 90,
 every s, takes 0.16 s of a 16 s resolution.
 
-A worker keeps to one core (numba's threads set to 1) and ignores Ctrl-C, which is the coordinator's: it stops the
-workers and raises. A job that fails ends the run with JobFailed, its error the cause.
+Each worker's product tables keep to 1 / K of their budget, since every worker ends up holding the tables all of
+them filled (ProductTables.share). A worker keeps to one core (numba's threads set to 1) and ignores Ctrl-C, which
+is the coordinator's: it stops the workers and raises. A job that fails ends the run with JobFailed, its error the
+cause.
 """
 from __future__ import annotations
 
@@ -55,7 +57,8 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     procs = []
     for k in range(min(workers, graph.left)):
         mine, theirs = context.Pipe()
-        proc = context.Process(target=_serve, args=(theirs, res, work), name=f"nassau-worker-{k}", daemon=True)
+        proc = context.Process(target=_serve, args=(theirs, res, work, min(workers, graph.left)),
+                               name=f"nassau-worker-{k}", daemon=True)
         proc.start()
         theirs.close()
         conns.append(mine)
@@ -155,15 +158,15 @@ class _Log:
         return out
 
 
-def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None]) -> None:
-    """A worker: add what the coordinator sends, run the job, send back what it added and the tables it filled
-    (or its error)."""
+def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], workers: int) -> None:
+    """A worker (of `workers`): add what the coordinator sends, run the job, send back what it added and the tables
+    it filled (or its error)."""
     import numba
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     numba.set_num_threads(1)  # one core each: the workers are the parallelism (fp.threads then stays serial)
     tables = tables_for(res.algebra)
-    tables.share()
+    tables.share(copies=workers)
     while True:
         message = conn.recv()
         if message is None:
