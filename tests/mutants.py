@@ -233,6 +233,10 @@ MUTANTS = [
     Mutant("dependencies: the standard step's edge below missing", "nassau/engine/resolve.py",
            (literal("        return [(s, t - 1), (s - 1, t)]\n", "        return [(s, t - 1)]\n"),),
            ("tests/test_dependencies.py",)),
+    Mutant("product tables: lookup takes a slot of the same S in another degree", "algebra/milnor/product_tables.py",
+           (literal("if keys[at, 0] != s or (keys[at, 1] & _N_MASK) != np.uint64(n):", "if keys[at, 0] != s:"),),
+           ("tests/test_product_tables.py::"
+            "test_a_free_slot_taken_by_the_same_s_in_another_degree_is_not_read_as_the_key",)),
     Mutant("processes: every worker keeps the whole tables budget", "nassau/engine/processes.py",
            (literal("tables.share(copies=workers)", "tables.share()"),),
            ("tests/test_processes.py::test_each_worker_keeps_to_its_share_of_the_tables_budget",)),

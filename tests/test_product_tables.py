@@ -282,3 +282,17 @@ def test_the_key_hash_grows_and_keeps_every_key_and_its_table(rng: np.random.Gen
         run_batch(out, batch, b)
         outs.append(out)
     assert np.array_equal(outs[0], outs[1]) and tables.counts["tables"] == made
+
+
+def test_a_free_slot_taken_by_the_same_s_in_another_degree_is_not_read_as_the_key() -> None:
+    """A reader's probe can end at a free slot that a thread fills meanwhile with another key; if it has the same S
+    and another degree of R, lookup must not take its table (the race the threads could meet)."""
+    from algebra.milnor import product_tables as pt
+
+    keys = pt._empty_keys(1 << 12)
+    s_word, n = np.uint64(5), 7
+    at = pt._slot(keys, s_word, n)  # free: where (S, 7) would go
+    keys[at, 1] = np.uint64(n + 1) | (np.uint64(3 + 1) << np.uint64(16))  # (S, 8) with table 3, as a writer leaves it
+    keys[at, 0] = s_word
+    assert pt._table_at(keys, at, s_word, n, 10) == -1  # the probe found `at` free, then the writer took it
+    assert pt.lookup(keys, s_word, n, 10) == -1

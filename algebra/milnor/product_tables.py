@@ -103,8 +103,15 @@ def _slot(keys, s, n) -> int:
 @njit(cache=True, nogil=True, inline="always")
 def lookup(keys, s, n, ntables) -> int:
     """The table of (s, n) if this snapshot holds it, NOT_KEPT if its table is too large to keep, else -1."""
-    at = _slot(keys, s, n)
-    if keys[at, 0] != s:
+    return _table_at(keys, _slot(keys, s, n), s, n, ntables)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _table_at(keys, at, s, n, ntables) -> int:
+    """lookup's answer from the slot its probe ended at, read again under both words of the key: the probe may end at
+    a free slot where a thread is inserting another key meanwhile (value word first), and one with the same S and
+    another degree would otherwise read as this key's."""
+    if keys[at, 0] != s or (keys[at, 1] & _N_MASK) != np.uint64(n):
         return -1
     tid = np.int64(keys[at, 1] >> np.uint64(16)) - 1
     if tid == _TOO_LARGE:
