@@ -50,36 +50,20 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(cmd: list[str]) -> tuple[float, float, float, bytes]:
-    """(wall s, peak tree RSS MiB, CPU s, stdout) of one run."""
+def run(cmd: list[str], copies: int = 1) -> tuple[float, float, float, bytes]:
+    """(wall s until the last ends, peak tree RSS MiB summed over the copies, CPU s, stdout) of `copies` copies of a
+    run started at once (their charts must agree)."""
     cpu = children_cpu()
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE)
-    peak = 0.0
-    chunks = []
-    while proc.poll() is None:
-        peak = max(peak, tree_rss_mib(proc.pid))
-        time.sleep(0.2)
-    chunks.append(proc.stdout.read())
-    wall = time.perf_counter() - start
-    if proc.returncode != 0:
-        raise SystemExit(f"run failed ({proc.returncode}): {' '.join(cmd)}")
-    return wall, peak, children_cpu() - cpu, b"".join(chunks)
-
-
-def copies(cmd: list[str], k: int) -> tuple[float, float, float, bytes]:
-    """(wall s until the last ends, summed peak MiB, CPU s, stdout) of k copies of a run started at once."""
-    cpu = children_cpu()
-    start = time.perf_counter()
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE) for _ in range(k)]
-    peaks = [0.0] * k
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE) for _ in range(copies)]
+    peaks = [0.0] * copies
     while any(proc.poll() is None for proc in procs):
         peaks = [max(peak, tree_rss_mib(proc.pid)) for peak, proc in zip(peaks, procs, strict=True)]
         time.sleep(0.2)
     outs = [proc.stdout.read() for proc in procs]
     wall = time.perf_counter() - start
     if any(proc.returncode != 0 for proc in procs) or len(set(outs)) != 1:
-        raise SystemExit(f"copies failed or differ: {' '.join(cmd)}")
+        raise SystemExit(f"run failed or its copies differ: {' '.join(cmd)}")
     return wall, sum(peaks), children_cpu() - cpu, outs[0]
 
 
@@ -93,10 +77,10 @@ def main() -> None:
     args = ap.parse_args()
     base = [sys.executable, "-m", "nassau", "resolve", args.module, "--stem", str(args.stem), "--max-s",
             str(args.max_s), "--quiet"]
-    ways = {"1 thread": ["--threads", "1"], f"{args.workers} threads": ["--threads", str(args.workers)],
-            f"{args.workers} processes": ["--threads", str(args.workers), "--processes"]}
-    ceiling = f"{args.workers} one-thread runs at once (ceiling; wall per run)"
-    ways[ceiling] = []
+    k = args.workers
+    ways = {"1 thread": (["--threads", "1"], 1), f"{k} threads": (["--threads", str(k)], 1),
+            f"{k} processes": (["--threads", str(k), "--processes"], 1),
+            f"{k} one-thread runs at once (ceiling; wall per run)": (["--threads", "1"], k)}
     print(f"machine: {machine()}; {args.module} through stem {args.stem}, s <= {args.max_s}; {args.repeat} rounds",
           flush=True)
     run(base + ["--threads", "1"])  # warm-up: kernels cached
@@ -105,11 +89,9 @@ def main() -> None:
     names = list(ways)
     for r in range(args.repeat):
         for name in names[r % len(names):] + names[:r % len(names)]:
-            if name == ceiling:
-                wall, peak, cpu, out = copies(base + ways["1 thread"], args.workers)
-                wall, cpu = wall / args.workers, cpu / args.workers  # per run: the speed-up compares throughput
-            else:
-                wall, peak, cpu, out = run(base + ways[name])
+            flags, copies = ways[name]
+            wall, peak, cpu, out = run(base + flags, copies)
+            wall, cpu = wall / copies, cpu / copies  # per run: the ceiling's speed-up compares throughput
             if chart is None:
                 chart = out
             elif out != chart:

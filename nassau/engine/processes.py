@@ -55,10 +55,11 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     context = multiprocessing.get_context("fork")
     conns: list[Connection] = []
     procs = []
-    for k in range(min(workers, graph.left)):
+    workers = min(workers, graph.left)
+    for k in range(workers):
         mine, theirs = context.Pipe()
-        proc = context.Process(target=_serve, args=(theirs, res, work, min(workers, graph.left)),
-                               name=f"nassau-worker-{k}", daemon=True)
+        proc = context.Process(target=_serve, args=(theirs, res, work, workers), name=f"nassau-worker-{k}",
+                               daemon=True)
         proc.start()
         theirs.close()
         conns.append(mine)

@@ -135,11 +135,14 @@ def runs(jobs: list[tuple[int, int]], deps: Callable[[int, int], list[tuple[int,
          ) -> tuple[dict[tuple[int, int], list[tuple[int, int]]], dict[tuple[int, int], list[tuple[int, int]]]]:
     """The tasks, keyed (s, t // RUN) in the order to send them (each after those it reads), each with its jobs in
     order; and the tasks each task reads (those holding its jobs' dependencies, itself left out)."""
+    def home(b: tuple[int, int]) -> tuple[int, int]:
+        return b[0], b[1] // RUN
+
     tasks: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for s, t in sorted(jobs, key=lambda b: (b[1] // RUN, b[0], b[1])):
-        tasks.setdefault((s, t // RUN), []).append((s, t))
-    inputs = {key: sorted({(ds, dt // RUN) for s, t in bidegrees for ds, dt in deps(s, t)
-                           if (ds, dt // RUN) in tasks and (ds, dt // RUN) != key}, key=lambda k: (k[1], k[0]))
+    for b in sorted(jobs, key=lambda b: (b[1] // RUN, b[0], b[1])):
+        tasks.setdefault(home(b), []).append(b)
+    inputs = {key: sorted({home(d) for b in bidegrees for d in deps(*b) if home(d) in tasks} - {key},
+                          key=lambda k: (k[1], k[0]))
               for key, bidegrees in tasks.items()}
     return tasks, inputs
 
