@@ -30,7 +30,8 @@ installed: pip install py-spy). The prediction for K cores then counts both the 
     processes: T_K = max(D, W / K)                           (no shared lock; a step's pieces stay on its worker)
 
 and the speed-up W / T_K. Worker processes add the catching up on other workers' results (0.16 s of a 16 s run at
-stem 90, nassau.engine.processes) and their own product tables, which the prediction leaves out.
+stem 90, nassau.engine.processes) and the products a worker enumerates while another fills their table, which
+the prediction leaves out.
 """
 from __future__ import annotations
 

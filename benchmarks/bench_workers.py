@@ -9,8 +9,9 @@ once (the ceiling: what K cores of this machine give K independent runs, with no
 one-thread runs' time over theirs at once); every run is a fresh process after one
 warm-up run (kernels cached), and every run's chart must be the same bytes. Reported per way: wall seconds (min,
 median, max), the peak resident memory of the whole process tree (sampled every 0.2 s: the coordinator and its
-workers together), the CPU seconds of the process tree (user + system: a one-thread run's large kernels may use an
-idle second core, fp.threads), and the speed-up over one thread (the median of the rounds' ratios, and their spread).
+workers together, shared pages counted once), the CPU seconds of the process tree (user + system: a one-thread
+run's large kernels may use an idle second core, fp.threads), and the speed-up over one thread (the median of the
+rounds' ratios, and their spread).
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from bench_resolve import machine  # noqa: E402
 
 
 def tree_rss_mib(pid: int) -> float:
-    """Resident MiB of a process and its children (one level: the workers)."""
+    """Resident MiB of a process and its children (one level: the workers), shared pages split between the processes
+    sharing them (Pss: the product tables are in memory the workers share, counted once, not once per worker)."""
     pids = [pid]
     try:
         pids += [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
@@ -36,8 +38,8 @@ def tree_rss_mib(pid: int) -> float:
     total = 0
     for p in pids:
         try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{p}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
                     total += int(line.split()[1])
         except OSError:
             continue

@@ -1,6 +1,6 @@
 """Bidegree jobs on worker processes (nassau.engine.processes): the same resolution as one thread, bit for bit, for
-both algorithms and a resumed run; a job's failure or a dead worker end the run with its cause; product tables one
-worker fills reach the others; Ctrl-C stops the workers and keeps the save directory."""
+both algorithms and a resumed run; a job's failure or a dead worker end the run with its cause; each product table is
+filled once, in memory the workers share; Ctrl-C stops the workers and keeps the save directory."""
 from __future__ import annotations
 
 import os
@@ -88,54 +88,52 @@ def test_a_dead_worker_ends_the_run() -> None:
         _run_failing((1, 5), lambda: os._exit(9))
 
 
-def test_each_worker_keeps_to_its_share_of_the_tables_budget() -> None:
-    """Every worker ends up holding the tables all of them filled, so each of K keeps to 1 / K of the budget: together
-    they hold no more than one process would (a quarter of the machine's memory by default)."""
-    from algebra.milnor.product_tables import tables_for
+def test_workers_fill_each_product_table_once_in_memory_they_share() -> None:
+    """The tables move to shared memory before the fork: every table a worker fills is logged there once (a key is
+    claimed before its table is filled, so no table is filled by two workers), and this process reads them all after
+    the run. Without the move each worker would fill its own, and none would reach here."""
+    from algebra.milnor import product_tables as pt
+    from algebra.milnor.table_arena import LOGGED
     from nassau.engine.standard import step_standard
 
-    region = Region(max_s=4, min_degree=0, max_stem=10)
+    region = Region(max_s=6, min_degree=0, max_stem=24)
     res = Resolution(load_module("S_2"))
     res.algebra.extend(region.t_limit + 1)
-    full = tables_for(res.algebra).budget
+    tables = pt.use_tables(res.algebra, 1 << 26)
+    run_processes(res, region.bidegrees(), dependencies("standard"), lambda s, t: step_standard(res, s, t), 2)
+    assert tables.counts["tables"] == 0  # made by the workers only
+    with tables._arena.lock:
+        tables._catch_up()
+    log = tables._arena.log[:tables._arena.counters[LOGGED]]
+    tids = (log[:, 1] >> np.uint64(16)).astype(np.int64) - 1
+    kept = log[(tids >= 0) & (tids < pt._TOO_LARGE - 1)]
+    keys = {(int(w0), int(w1) & 0xFFFF) for w0, w1 in kept}
+    assert len(kept) > 100 and len(keys) == len(kept) == tables.snapshot().ntables
 
-    def work(s: int, t: int) -> None:
-        budget = tables_for(res.algebra).budget
-        if budget != full // 3:
-            raise AssertionError(f"a worker's tables budget is {budget}, not {full} // 3")
-        step_standard(res, s, t)
 
-    run_processes(res, region.bidegrees(), dependencies("standard"), work, 3)
-    assert tables_for(res.algebra).budget == full  # the coordinator's own is untouched
+def test_a_table_filled_in_a_forked_process_is_read_here(rng: np.random.Generator) -> None:
+    """A child forked after share_between_processes runs a batch and fills its tables; here the same batch then
+    fills none, and its products are the bits of the enumeration."""
+    import multiprocessing
 
-
-def test_product_tables_filled_in_one_process_are_received_in_another(rng: np.random.Generator) -> None:
-    """share/shared/receive, the hand-over between workers: B receives what A filled, then makes no table for
-    the same batch, and its products are the same bits as A's and as without tables."""
     from algebra.milnor.products import run_batch
     from tests.test_algebra_products import random_batch
     from tests.test_product_tables import fresh
 
-    a, b, direct = fresh("A", 1 << 30), fresh("A", 1 << 30), fresh("A", 0)
-    batch, ncols = random_batch(rng, a, rows=120, lists=12, top=40)
-    tables_a, tables_b = a._product_tables, b._product_tables
-    tables_a.share()
-    outs = []
-    for basis in (a, direct):
-        out = np.zeros((120, (ncols + 63) // 64), dtype=np.uint64)
-        run_batch(out, batch, basis)
-        outs.append(out)
-    filled = tables_a.shared()
-    assert filled and tables_a.counts["tables"] > 0 and tables_a.shared() == []
-    tables_b.receive(filled)
-    assert tables_b.counts["tables"] == tables_a.counts["tables"]
-    before = tables_b.counts["filled_batches"]
-    out_b = np.zeros_like(outs[0])
-    run_batch(out_b, batch, b)
-    assert tables_b.counts["filled_batches"] == before  # nothing left to fill
-    assert np.array_equal(out_b, outs[0]) and np.array_equal(outs[0], outs[1])
-    tables_b.receive(filled)  # twice: the tables it holds are skipped
-    assert tables_b.counts["tables"] == tables_a.counts["tables"]
+    shared, direct = fresh("A", 1 << 28), fresh("A", 0)
+    batch, ncols = random_batch(rng, shared, rows=120, lists=12, top=40)
+    tables = shared._product_tables
+    tables.share_between_processes()
+    out = np.zeros((120, (ncols + 63) // 64), dtype=np.uint64)
+    child = multiprocessing.get_context("fork").Process(target=run_batch, args=(out.copy(), batch, shared))
+    child.start()
+    child.join()
+    assert child.exitcode == 0 and tables.counts["tables"] == 0
+    run_batch(out, batch, shared)
+    want = np.zeros_like(out)
+    run_batch(want, batch, direct)
+    assert tables.counts["filled_batches"] == 0 and tables.snapshot().ntables > 0
+    assert np.array_equal(out, want)
 
 
 def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path) -> None:

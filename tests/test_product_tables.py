@@ -254,6 +254,7 @@ def test_the_key_hash_grows_and_keeps_every_key_and_its_table(rng: np.random.Gen
     tables are made, then 5000 more keys are added in rounds (kept as too large, so no table is made for them): the
     hash grows, stays at most half full, and every key still answers its own table (a table id shifted by the
     rehash would read another key's products); products read after the growth are the enumerated ones."""
+    from algebra.milnor import product_tables as pt
     from algebra.milnor.product_tables import NOT_KEPT, lookup
 
     basis, direct = fresh("A", 1 << 30), fresh("A", 0)
@@ -268,9 +269,9 @@ def test_the_key_hash_grows_and_keeps_every_key_and_its_table(rng: np.random.Gen
     fake = [(np.uint64(1 << 40) + np.uint64(i), 1000 + i % 7) for i in range(5000)]  # no batch meets these
     for start in range(0, len(fake), 700):
         chunk = fake[start:start + 700]
-        with tables._lock:
-            tables._mark_too_large(np.array([s for s, _ in chunk], dtype=np.uint64),
-                                   np.array([n for _, n in chunk], dtype=np.int64))
+        with tables._arena.lock:
+            tables._log(np.array([s for s, _ in chunk], dtype=np.uint64),
+                        np.array([n for _, n in chunk], dtype=np.int64), np.full(len(chunk), pt._TOO_LARGE))
     snap = tables.snapshot()
     assert len(snap.keys) >= 2 * (len(keys) + len(fake))
     assert {k: lookup(snap.keys, np.uint64(k[0]), k[1], snap.ntables) for k in keys} == before

@@ -7,9 +7,10 @@ s: 56.9 million (R, S) pairs, 4.7 million of them distinct, and the tables of al
 enumeration of Milnor matrices shared by all R), and every later one only copies the table's row: the ranks T of
 the terms of P(R) P(S), already renamed through the basis's index map.
 
-Tables are shared by the threads of a run. They are appended under a lock and never changed: a batch reads a
-snapshot, and a table that snapshot does not hold (made by another thread meanwhile, or never made because the
-byte budget is spent) is enumerated directly, so a result never depends on which tables exist.
+Tables are shared by the threads of a run, and by its worker processes (table_arena). They are appended under a
+lock and never changed: a batch reads a snapshot, and a table that snapshot does not hold (being made by another
+thread or process meanwhile, or never made because the byte budget is spent) is enumerated directly, so a result
+never depends on which tables exist.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from numba import njit
 
 from algebra.milnor.kernels import NO_FORBID, SCRATCH, multiply_into, unpack_into
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
+from algebra.milnor.table_arena import FULL, LOGGED, RANKS, ROWS, TABLES, Arena
 from algebra.milnor.warmup import helper_compiling
 from fp.bits import ctz
 
@@ -84,6 +86,7 @@ MAX_RANKED = 1 << 16
 #: lookup's answer for a key whose table has too many terms to keep: enumerate, and do not make it again.
 NOT_KEPT = -2
 _TOO_LARGE = (1 << 48) - 2  # the table id stored for such a key
+_FILLING = (1 << 48) - 3  # the table id of a key claimed by a thread or process filling its table
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -120,12 +123,26 @@ def _table_at(keys, at, s, n, ntables) -> int:
 
 
 @njit(cache=True, nogil=True)
-def _insert(keys, new_s, new_n, new_tid) -> None:
-    """Add keys; the value word goes first, so a reader that sees the key sees its table or -1 (a value of 0)."""
-    for j in range(new_s.shape[0]):
-        at = _slot(keys, new_s[j], new_n[j])
-        keys[at, 1] = np.uint64(new_n[j]) | (np.uint64(new_tid[j] + 1) << np.uint64(16))
-        keys[at, 0] = new_s[j]
+def _insert(keys, words) -> int:
+    """Add log entries (a slot's two words each; a later entry of a key replaces its value) and return the slots
+    newly taken. The value word goes first, so a reader that sees the key sees this value or the one before."""
+    taken = 0
+    for j in range(words.shape[0]):
+        at = _slot(keys, words[j, 0], words[j, 1] & _N_MASK)
+        taken += keys[at, 0] == _EMPTY
+        keys[at, 1] = words[j, 1]
+        keys[at, 0] = words[j, 0]
+    return taken
+
+
+@njit(cache=True, nogil=True)
+def _unclaimed(keys, s_words, n_degs):
+    """Which keys nobody has made, is making or has marked: absent, or let go (table id -1)."""
+    out = np.empty(s_words.shape[0], dtype=np.bool_)
+    for q in range(s_words.shape[0]):
+        at = _slot(keys, s_words[q], n_degs[q])
+        out[q] = keys[at, 0] == _EMPTY or (keys[at, 1] >> np.uint64(16)) == np.uint64(0)
+    return out
 
 
 @njit(cache=True, nogil=True, inline="always")
@@ -429,50 +446,77 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
 
 
 class ProductTables:
-    """The tables of one basis (p = 2: the Milnor basis of A or of a profile algebra, or its unstable order)."""
+    """The tables of one basis (p = 2: the Milnor basis of A or of a profile algebra, or its unstable order).
+
+    The tables' bytes and the log of their keys are an Arena (algebra.milnor.table_arena), private to this process
+    or, after share_between_processes, shared with the worker processes forked from it; the key hash that finds
+    them is this object's own, brought up to date from the log (_catch_up). A key is claimed in the log before its
+    table is filled, so no table is filled twice on the machine: a batch meeting a key that another thread or
+    process is filling enumerates its products meanwhile (making it twice would double its bytes)."""
 
     def __init__(self, basis, budget: int | None = None) -> None:
         self.basis = basis
         self.budget = budget_bytes() if budget is None else budget
-        self._lock = threading.Lock()
-        self._full = self.budget == 0
-        self._snap = Snapshot(_empty_keys(1 << 12), 0, *_storage(self.budget))
+        self._arena = Arena(self.budget)
+        self._keys = _empty_keys(1 << 12)
+        self._nkeys = 0  # slots taken in _keys
+        self._seen = 0   # log entries taken into _keys
+        self._snap = self._snapshot(0)
         #: Tables with a bit matrix up to this many words are filled by one enumeration, larger ones R by R.
         self.whole_table_words = WHOLE_TABLE_WORDS
         #: A table with this many terms or more is not kept (16-bit row offsets).
         self.max_terms = MAX_RANKED
-        self._filling: set[tuple[int, int]] = set()
         #: caps[i]: the largest r_i in the basis's algebra (index 0 unused).
         self._caps = np.array([0] + [basis.profile.max_exponent(i) for i in range(MAX_LEN)], dtype=np.int64)
-        self._nkeys = 0
-        self._rows_used = 0
-        self._ranks_used = 0
-        #: Tables made, and batches that made some (a test hook).
+        #: Tables this process made, and batches that made some (a test hook).
         self.counts = {"tables": 0, "filled_batches": 0}
-        #: What this object filled since `shared` was last called, kept once `share` is called (else None).
-        self._outbox: list[tuple] | None = None
 
     @property
     def nbytes(self) -> int:
-        """Bytes the tables hold: row offsets, ranks, the key hash and the table starts."""
-        return 2 * self._rows_used + 2 * self._ranks_used + 16 * len(self._snap.keys) + 16 * self._snap.ntables
+        """Bytes the tables hold: row offsets, ranks, table starts, the log and this process's key hash."""
+        c = self._arena.counters
+        return int(2 * c[ROWS] + 2 * c[RANKS] + 16 * c[TABLES] + 16 * c[LOGGED]) + 16 * len(self._keys)
 
-    def _insert_keys(self, s_words, n_degs, tids) -> np.ndarray:
-        """The key hash with these keys added (rehashed into a larger one when half full); under the lock."""
-        keys = self._snap.keys
-        if 2 * (self._nkeys + len(s_words)) > len(keys):
-            keys = _rehash(keys, 2 * (self._nkeys + len(s_words)))
-        _insert(keys, s_words, n_degs, tids)
-        self._nkeys += len(s_words)
-        return keys
-
-    def _mark_too_large(self, s_words, n_degs) -> None:
-        """Remember keys whose tables are too large to keep (under the lock)."""
-        keys = self._insert_keys(s_words, n_degs, np.full(len(s_words), _TOO_LARGE, dtype=np.int64))
-        self._snap = self._snap._replace(keys=keys)
+    @property
+    def _full(self) -> bool:
+        return bool(self._arena.counters[FULL])
 
     def snapshot(self) -> Snapshot:
         return self._snap
+
+    def share_between_processes(self) -> None:
+        """Move the tables to memory shared with processes forked from now on, so that what one of them fills every
+        other reads (nassau.engine.processes). Kept private if the system gives too little shared memory."""
+        with self._arena.lock:
+            if self._arena.shared:
+                return
+            arena = self._arena.shared_copy(self.budget)
+            if arena is not None:
+                self._arena = arena
+                self._snap = self._snapshot(self._snap.ntables)
+
+    def _snapshot(self, ntables: int) -> Snapshot:
+        a = self._arena
+        return Snapshot(self._keys, ntables, a.tab_rows, a.tab_res, a.row_off, a.ranks)
+
+    def _catch_up(self) -> None:
+        """Take the log's new entries into this process's key hash (rehashed into a larger one when half full) and
+        name the tables kept so far in a new snapshot; under the arena's lock."""
+        a = self._arena
+        logged = int(a.counters[LOGGED])
+        if logged > self._seen:
+            words = a.log[self._seen:logged]
+            if 2 * (self._nkeys + len(words)) > len(self._keys):
+                self._keys = _rehash(self._keys, 2 * (self._nkeys + len(words)))
+            self._nkeys += _insert(self._keys, words)
+            self._seen = logged
+        self._snap = self._snapshot(int(a.counters[TABLES]))
+
+    def _log(self, s_words, n_degs, tids) -> bool:
+        """Append keys with their table ids (or _FILLING, _TOO_LARGE) to the log and catch up; under the lock."""
+        ok = self._arena.append(_words(s_words, n_degs, tids))
+        self._catch_up()
+        return ok
 
     def _nothing_to_find(self) -> bool:
         """No tables to make or read (tables off), or none to make yet (a first run's helper process is compiling
@@ -491,9 +535,12 @@ class ProductTables:
         """Make the tables of these keys (S, deg R; deg S beside) that are missing, while the budget lasts; return
         a snapshot and each key's table in it (-1: enumerate, NOT_KEPT: too large to keep; no entries at all when
         there is nothing to find)."""
-        snap = self._snap
         if self._nothing_to_find():
-            return snap, _NO_TIDS
+            return self._snap, _NO_TIDS
+        if self._arena.counters[LOGGED] != self._seen:  # another process (or thread) logged keys meanwhile
+            with self._arena.lock:
+                self._catch_up()
+        snap = self._snap
         basis = self.basis
         tids, miss_s, miss_n = _key_tables(s_words, n_degs, s_degs, snap.keys, snap.ntables, basis.flat_offset)
         if len(miss_s) == 0 or self._full:
@@ -503,63 +550,29 @@ class ProductTables:
             try:
                 made = _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
                              basis.rank_g, basis.index_map, basis.index_map_offset)
-                self._add(new_s, new_n, *made)
-            finally:
-                with self._lock:
-                    self._filling.difference_update(zip(new_s.tolist(), new_n.tolist()))
+            except BaseException:
+                with self._arena.lock:  # let them go: a later batch may make them
+                    self._log(new_s, new_n, np.full(len(new_s), -1, dtype=np.int64))
+                raise
+            self._add(new_s, new_n, *made)
         snap = self._snap
         again = np.nonzero(tids == -1)[0]
         tids[again] = _tables_of(snap.keys, snap.ntables, s_words[again], n_degs[again])
         return snap, tids
 
-    def _claim(self, new_s, new_n):
-        """The keys this thread is to make: those nobody has made or is making now. A batch meeting a key that
-        another thread is making enumerates its products meanwhile (making it twice would double its bytes)."""
-        with self._lock:
-            mine = self._unheld(new_s, new_n)
-            new_s, new_n = new_s[mine], new_n[mine]
-            self._filling.update(zip(new_s.tolist(), new_n.tolist()))
+    def _claim(self, miss_s, miss_n):
+        """The keys this thread is to make: those nobody here or in a sharing process has made or is making."""
+        with self._arena.lock:
+            self._catch_up()
+            mine = np.nonzero(_unclaimed(self._keys, miss_s, miss_n))[0]
+            new_s, new_n = miss_s[mine], miss_n[mine]
+            if len(new_s) and not self._log(new_s, new_n, np.full(len(new_s), _FILLING, dtype=np.int64)):
+                return new_s[:0], new_n[:0]
             return new_s, new_n
 
-    def _unheld(self, new_s, new_n) -> np.ndarray:
-        """Which of these keys no table here holds and no thread here is filling (under the lock)."""
-        snap = self._snap
-        absent = _tables_of(snap.keys, snap.ntables, new_s, new_n) == -1
-        return np.nonzero([absent[j] and key not in self._filling
-                           for j, key in enumerate(zip(new_s.tolist(), new_n.tolist()))])[0]
-
-    # -- tables filled by another process (nassau.engine.processes): each worker hands on what it fills ----------
-    def share(self, copies: int = 1) -> None:
-        """From now on keep what this object fills, for `shared` to hand on. It is one of `copies` copies of these
-        tables on this machine (worker processes, each holding what all of them filled), so it keeps to its share
-        of the budget: together they hold no more than one object would."""
-        with self._lock:
-            self._outbox = []
-            self.budget //= max(1, copies)
-
-    def shared(self) -> list[tuple]:
-        """The tables filled here since the last call (as `receive` takes them); nothing before `share`."""
-        with self._lock:
-            if self._outbox is None:
-                return []
-            out, self._outbox = self._outbox, []
-        return out
-
-    def receive(self, filled: list[tuple]) -> None:
-        """Add tables another copy of this basis filled (as `shared` gave them), but those held or being filled
-        here: the same tables this object would fill itself, so results do not change, only the work."""
-        for new_s, new_n, *made in filled:
-            with self._lock:
-                keep = self._unheld(new_s, new_n)
-            if len(keep):
-                self._add(new_s[keep], new_n[keep], *_subset(keep, *made), publish=False)
-
-    def _add(self, new_s, new_n, row_start, res_start, row_off, ranks, publish: bool = True) -> None:
-        """Publish new tables: their data first, then their keys, then the snapshot naming them. A table of
-        max_terms terms or more only has its key marked NOT_KEPT. publish: hand them on (`shared`) too."""
-        if publish and self._outbox is not None:
-            with self._lock:
-                self._outbox.append((new_s, new_n, row_start, res_start, row_off, ranks))
+    def _add(self, new_s, new_n, row_start, res_start, row_off, ranks) -> None:
+        """Keep new tables: their data first, then their keys in the log. A table of max_terms terms or more only
+        has its key marked NOT_KEPT; tables past the budget leave their keys claimed (enumerated from then on)."""
         sizes = np.diff(res_start)
         large = sizes >= self.max_terms
         if large.any():
@@ -567,31 +580,36 @@ class ProductTables:
             row_start, res_start, row_off, ranks = _subset(keep, row_start, res_start, row_off, ranks)
             marked_s, marked_n = new_s[large], new_n[large]
             new_s, new_n = new_s[keep], new_n[keep]
-        with self._lock:
+        a = self._arena
+        with a.lock:
             if large.any():
-                self._mark_too_large(marked_s, marked_n)
-            if self._full:
+                self._log(marked_s, marked_n, np.full(len(marked_s), _TOO_LARGE, dtype=np.int64))
+            c = a.counters
+            if self._full or len(new_s) == 0:
                 return
-            if self.nbytes + 2 * len(row_off) + 2 * len(ranks) + 40 * len(new_s) > self.budget:
-                self._full = True
+            if (self.nbytes + 2 * len(row_off) + 2 * len(ranks) + 40 * len(new_s) > self.budget
+                    or not a.fits(len(new_s), len(row_off), len(ranks), len(new_s))):
+                c[FULL] = 1
                 return
-            snap = self._snap
-            first = snap.ntables
-            if (first + len(new_s) > len(snap.tab_rows) or self._rows_used + len(row_off) > len(snap.row_off)
-                    or self._ranks_used + len(ranks) > len(snap.ranks)):
-                self._full = True  # the storage the system would give was smaller than the budget
-                return
-            # In place: a reader's snapshot never looks past the tables it names.
-            snap.tab_rows[first:first + len(new_s)] = self._rows_used + row_start[:-1]
-            snap.tab_res[first:first + len(new_s)] = self._ranks_used + res_start[:-1]
-            snap.row_off[self._rows_used:self._rows_used + len(row_off)] = row_off  # < MAX_RANKED: fits 16 bits
-            snap.ranks[self._ranks_used:self._ranks_used + len(ranks)] = ranks
-            keys = self._insert_keys(new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
-            self._rows_used += len(row_off)
-            self._ranks_used += len(ranks)
+            first, rows, used = int(c[TABLES]), int(c[ROWS]), int(c[RANKS])
+            a.tab_rows[first:first + len(new_s)] = rows + row_start[:-1]
+            a.tab_res[first:first + len(new_s)] = used + res_start[:-1]
+            a.row_off[rows:rows + len(row_off)] = row_off  # < MAX_RANKED: fits 16 bits
+            a.ranks[used:used + len(ranks)] = ranks
+            c[ROWS] += len(row_off)
+            c[RANKS] += len(ranks)
+            c[TABLES] += len(new_s)  # before the keys name them: a snapshot never names a table not yet written
+            self._log(new_s, new_n, np.arange(first, first + len(new_s), dtype=np.int64))
             self.counts["tables"] += len(new_s)
             self.counts["filled_batches"] += 1
-            self._snap = Snapshot(keys, first + len(new_s), snap.tab_rows, snap.tab_res, snap.row_off, snap.ranks)
+
+
+def _words(s_words, n_degs, tids) -> np.ndarray:
+    """Log entries (a key hash slot's two words) for these keys and table ids."""
+    words = np.empty((len(s_words), 2), dtype=np.uint64)
+    words[:, 0] = s_words
+    words[:, 1] = n_degs.astype(np.uint64) | ((tids + 1).astype(np.uint64) << np.uint64(16))
+    return words
 
 
 def _subset(keep, row_start, res_start, row_off, ranks):
@@ -603,19 +621,6 @@ def _subset(keep, row_start, res_start, row_off, ranks):
     return row_start, res_start, row_off, ranks
 
 
-def _storage(budget: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """tab_rows, tab_res, row_off and ranks as large as the budget could ever fill, allocated once: the system gives
-    zeroed pages only as they are written, so a run holds what its tables use, and tables are never copied to grow
-    (two generations of them at once, while threads still read the old, made stem 120 peak 300 MB higher). Each
-    table takes at least 20 bytes (two offsets, two starts, its key). A request the system refuses is halved."""
-    while True:
-        try:
-            return (np.zeros(budget // 20 + 1, dtype=np.int64), np.zeros(budget // 20 + 1, dtype=np.int64),
-                    np.zeros(budget // 2 + 1, dtype=np.uint16), np.zeros(budget // 2 + 1, dtype=np.uint16))
-        except MemoryError:
-            budget //= 2
-
-
 def _empty_keys(cap: int) -> np.ndarray:
     keys = np.zeros((cap, 2), dtype=np.uint64)
     keys[:, 0] = _EMPTY
@@ -624,9 +629,7 @@ def _empty_keys(cap: int) -> np.ndarray:
 
 def _rehash(keys: np.ndarray, cap_at_least: int) -> np.ndarray:
     grown = _empty_keys(1 << max(12, (cap_at_least - 1).bit_length()))
-    live = keys[:, 0] != _EMPTY
-    _insert(grown, keys[live, 0].copy(), (keys[live, 1] & _N_MASK).astype(np.int64),
-            (keys[live, 1] >> np.uint64(16)).astype(np.int64) - 1)
+    _insert(grown, keys[keys[:, 0] != _EMPTY])
     return grown
 
 

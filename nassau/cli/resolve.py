@@ -55,7 +55,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                             "--save-dir")
     where.add_argument("--processes", action="store_true",
                        help="run the THREADS workers of --threads as processes of this machine, each with a copy of "
-                            "the resolution (no shared interpreter lock; large runs on several cores)")
+                            "the resolution and product tables they share (no shared interpreter lock; large runs "
+                            "on several cores)")
     _chart_files(res)
     chart_products_arg(res)
     _page_args(res)

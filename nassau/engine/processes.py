@@ -11,10 +11,10 @@ the worker that runs (s + 1, t) if another one ran (s, t) (standard.kernel_of), 
 kernel whose user ran elsewhere is dropped. Catching up costs little: adding every result of S_2 through stem 90,
 every s, takes 0.16 s of a 16 s resolution.
 
-Each worker's product tables keep to 1 / K of their budget, since every worker ends up holding the tables all of
-them filled (ProductTables.share). A worker keeps to one core (numba's threads set to 1) and ignores Ctrl-C, which
-is the coordinator's: it stops the workers and raises. A job that fails ends the run with JobFailed, its error the
-cause.
+The product tables move to shared memory before the workers are forked (ProductTables.share_between_processes): a
+table one worker fills, every other reads from its next batch on, and none is filled twice. A worker keeps to one
+core (numba's threads set to 1) and ignores Ctrl-C, which is the coordinator's: it stops the workers and raises. A
+job that fails ends the run with JobFailed, its error the cause.
 """
 from __future__ import annotations
 
@@ -52,20 +52,21 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
         return
     sys.stdout.flush()  # a fork copies unwritten output, which the worker would write again when it ends
     sys.stderr.flush()
+    tables_for(res.algebra).share_between_processes()
     context = multiprocessing.get_context("fork")
     conns: list[Connection] = []
     procs = []
     workers = min(workers, graph.left)
     for k in range(workers):
         mine, theirs = context.Pipe()
-        proc = context.Process(target=_serve, args=(theirs, res, work, workers), name=f"nassau-worker-{k}",
+        proc = context.Process(target=_serve, args=(theirs, res, work), name=f"nassau-worker-{k}",
                                daemon=True)
         proc.start()
         theirs.close()
         conns.append(mine)
         procs.append(proc)
-    # Sending runs on a thread per worker: a large message (tables) to a worker that is itself sending its result
-    # would block both sides if this loop sent it, since this loop is the one that reads results.
+    # Sending runs on a thread per worker: a large message to a worker that is itself sending its result would block
+    # both sides if this loop sent it, since this loop is the one that reads results.
     senders = [_Sender(conn) for conn in conns]
     log = _Log(len(conns))
     queued: list[deque[BidegreeST]] = [deque() for _ in conns]
@@ -88,9 +89,8 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                     raise JobFailed(f"the worker running (n={job[1] - job[0]}, s={job[0]}) died") from None
                 if kind == "error":
                     raise JobFailed(str(payload)) from payload
-                added, tables = payload
-                res.add(added)
-                log.append(k, added, tables)
+                res.add(payload)
+                log.append(payload)
                 graph.finish(job)
                 if on_done is not None:
                     on_done(*job)
@@ -136,21 +136,19 @@ class _Sender:
 
 
 class _Log:
-    """Every result in the order it came, with the product tables its worker filled meanwhile, until every worker
-    has been sent it."""
+    """Every result in the order it came, until every worker has been sent it."""
 
     def __init__(self, workers: int) -> None:
-        self._entries: list[tuple[int, Added, list]] = []
+        self._entries: list[Added] = []
         self._base = 0  # the index of _entries[0] among all results
         self._seen = [0] * workers
 
-    def append(self, origin: int, added: Added, tables: list) -> None:
-        self._entries.append((origin, added, tables))
+    def append(self, added: Added) -> None:
+        self._entries.append(added)
 
-    def news(self, k: int) -> list[tuple[Added, list]]:
-        """What worker k has not been sent: every result, and the tables the other workers filled."""
-        out = [(added, tables if origin != k else []) for origin, added, tables in
-               self._entries[self._seen[k] - self._base:]]
+    def news(self, k: int) -> list[Added]:
+        """The results worker k has not been sent (its own among them: it skips what it holds)."""
+        out = self._entries[self._seen[k] - self._base:]
         self._seen[k] = self._base + len(self._entries)
         done = min(self._seen) - self._base
         if done:
@@ -159,28 +157,24 @@ class _Log:
         return out
 
 
-def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], workers: int) -> None:
-    """A worker (of `workers`): add what the coordinator sends, run the job, send back what it added and the tables
-    it filled (or its error)."""
+def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None]) -> None:
+    """A worker: add what the coordinator sends, run the job, send back what it added (or its error)."""
     import numba
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     numba.set_num_threads(1)  # one core each: the workers are the parallelism (fp.threads then stays serial)
-    tables = tables_for(res.algebra)
-    tables.share(copies=workers)
     while True:
         message = conn.recv()
         if message is None:
             return
         (s, t), news = message
         try:
-            for added, filled in news:
-                tables.receive(filled)
+            for added in news:
                 if not res.is_done(added.s, added.t):
                     res.add(added)
                     res.take_kernel(added.s - 1, added.t)  # kept for a job another worker ran
             work(s, t)
-            conn.send(("done", (res.added(s, t), tables.shared())))
+            conn.send(("done", res.added(s, t)))
         except BaseException as exc:  # noqa: BLE001 - handed to the coordinator
             conn.send(("error", _picklable(exc)))
 
