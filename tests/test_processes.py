@@ -111,6 +111,26 @@ def test_workers_fill_each_product_table_once_in_memory_they_share() -> None:
     assert len(kept) > 100 and len(keys) == len(kept) == tables.snapshot().ntables
 
 
+def test_without_a_process_shared_lock_the_tables_stay_private_and_the_run_is_the_same(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system without POSIX semaphores (no /dev/shm) gives no process-shared lock: the tables stay private to each
+    worker, which fills its own, and the resolution is the one thread's."""
+    from algebra.milnor import product_tables as pt
+    from algebra.milnor import table_arena
+
+    def no_semaphores():
+        raise OSError("this system does not support sem_open")
+
+    monkeypatch.setattr(table_arena, "process_lock", no_semaphores)
+    m = load_module("C2")
+    region = Region(max_s=6, min_degree=m.min_degree, max_stem=20)
+    one = resolve(m, region, "standard", 1)
+    tables = pt.use_tables(one.algebra, 1 << 24)
+    many = resolve(m, region, "standard", 2, processes=True)
+    assert not tables._arena.shared and tables.counts["tables"] == 0  # the workers filled theirs, not these
+    assert everything(many, region) == everything(one, region)
+
+
 def test_a_table_filled_in_a_forked_process_is_read_here(rng: np.random.Generator) -> None:
     """A child forked after share_between_processes runs a batch and fills its tables; here the same batch then
     fills none, and its products are the bits of the enumeration."""

@@ -486,11 +486,15 @@ class ProductTables:
 
     def share_between_processes(self) -> None:
         """Move the tables to memory shared with processes forked from now on, so that what one of them fills every
-        other reads (nassau.engine.processes). Kept private if the system gives too little shared memory."""
+        other reads (nassau.engine.processes). Kept private if the system gives too little shared memory, or no
+        process-shared lock (a system without POSIX semaphores): each worker then fills its own."""
         with self._arena.lock:
             if self._arena.shared:
                 return
-            arena = self._arena.shared_copy(self.budget)
+            try:
+                arena = self._arena.shared_copy(self.budget)
+            except (OSError, ImportError):
+                return
             if arena is not None:
                 self._arena = arena
                 self._snap = self._snapshot(self._snap.ntables)

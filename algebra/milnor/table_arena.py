@@ -31,7 +31,7 @@ class Arena:
 
     def __init__(self, budget: int, shared: bool = False) -> None:
         self.shared = shared
-        self.lock = multiprocessing.get_context("fork").Lock() if shared else threading.Lock()
+        self.lock = process_lock() if shared else threading.Lock()
         while True:
             try:
                 self.counters = _zeros(8, np.int64, shared)
@@ -72,6 +72,11 @@ class Arena:
             getattr(other, name)[:c[used]] = getattr(self, name)[:c[used]]
         other.counters[:] = c
         return other
+
+
+def process_lock():
+    """A lock that processes forked from here share (a POSIX semaphore; OSError where the system has none)."""
+    return multiprocessing.get_context("fork").Lock()
 
 
 def _zeros(count: int, dtype, shared: bool) -> np.ndarray:
