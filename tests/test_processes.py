@@ -14,12 +14,20 @@ import numpy as np
 import pytest
 
 from algebra.module.loader import load_module
+from nassau.engine import processes
 from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import dependencies, resolve
 from nassau.engine.scheduler import JobFailed
 from tests.helpers import run_cli
+
+
+@pytest.fixture(autouse=True)
+def workers_from_the_start(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every job counts as heavy, so that the workers run all but the first LIGHT_JOBS of these small runs (which
+    would otherwise run here, before the fork, whole)."""
+    monkeypatch.setattr(processes, "LIGHT", 0.0)
 
 
 def everything(res: Resolution, region: Region) -> dict:
@@ -58,7 +66,8 @@ def test_a_run_on_processes_resumes_a_save_directory_and_saves_the_same_files(tm
 
 
 def _run_failing(at: tuple[int, int], fail) -> Resolution:
-    """S_2 through stem 10, s <= 4, by standard steps on two worker processes, fail() called in place of job `at`."""
+    """S_2 through stem 10, s <= 4, by standard steps on two worker processes, fail() called in place of job `at`.
+    With LIGHT 0 (workers_from_the_start), only the first LIGHT_JOBS (t <= 3) run here."""
     from nassau.engine.standard import step_standard
 
     region = Region(max_s=4, min_degree=0, max_stem=10)
@@ -74,12 +83,13 @@ def _run_failing(at: tuple[int, int], fail) -> Resolution:
     return res
 
 
-def test_a_failing_job_ends_the_run_with_its_error() -> None:
+@pytest.mark.parametrize("at", [(1, 2), (2, 6)], ids=["here, before the fork", "in a worker"])
+def test_a_failing_job_ends_the_run_with_its_error(at: tuple[int, int]) -> None:
     def fail() -> None:
         raise ValueError("no such class")
 
     with pytest.raises(JobFailed, match="no such class") as caught:
-        _run_failing((2, 6), fail)
+        _run_failing(at, fail)
     assert isinstance(caught.value.__cause__, ValueError)
 
 
@@ -129,6 +139,32 @@ def test_without_a_process_shared_lock_the_tables_stay_private_and_the_run_is_th
     many = resolve(m, region, "standard", 2, processes=True)
     assert not tables._arena.shared and tables.counts["tables"] == 0  # the workers filled theirs, not these
     assert everything(many, region) == everything(one, region)
+
+
+def test_a_runs_first_light_jobs_run_here_before_the_workers_start(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jobs under LIGHT seconds run in this process before the fork (a round trip through a worker costs more than
+    they do); from the first heavier ones on, the workers run them. Here the jobs with t >= 12 are made heavy."""
+    from nassau.engine.standard import step_standard
+
+    monkeypatch.setattr(processes, "LIGHT", 0.001)
+    region = Region(max_s=5, min_degree=0, max_stem=24)
+    res = Resolution(load_module("S_2"))
+    res.algebra.extend(region.t_limit + 1)
+    ran = tmp_path / "ran"
+
+    def work(s: int, t: int) -> None:
+        step_standard(res, s, t)
+        if t >= 12:
+            time.sleep(2 * processes.LIGHT)
+        with open(ran, "a") as f:
+            f.write(f"{s} {t} {os.getpid()}\n")
+
+    run_processes(res, region.bidegrees(), dependencies("standard"), work, 2)
+    where = {(int(s), int(t)): int(pid) for s, t, pid in (line.split() for line in ran.read_text().splitlines())}
+    assert sorted(where) == sorted(region.bidegrees())
+    assert all(pid == os.getpid() for (s, t), pid in where.items() if t < 12)
+    assert sum(pid != os.getpid() for pid in where.values()) > len(where) // 2
 
 
 def test_a_table_filled_in_a_forked_process_is_read_here(rng: np.random.Generator) -> None:

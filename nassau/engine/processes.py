@@ -1,15 +1,15 @@
 """Bidegree jobs on worker processes of this machine, each with a copy of the resolution: threads share one
 interpreter lock, processes do not.
 
-Each worker is a fork of this process made when the run starts, so it holds the resolution as loaded so far and
-every kernel loaded here. A job's result travels back as the `Added` record of its bidegree
-(nassau.engine.resolution): this process (the coordinator) adds it to its own resolution, reports it (the caller
-saves it there), and hands it to every other worker with that worker's next job, so a worker holds every bidegree a
-job reads before it runs it. Jobs are handed out in the threads' order (scheduler.JobGraph), and a worker's result
-does not depend on which worker ran which job: the kernel a standard step keeps for (s + 1, t) is recomputed by
-the worker that runs (s + 1, t) if another one ran (s, t) (standard.kernel_of), as on a cluster, and a kept
-kernel whose user ran elsewhere is dropped. Catching up costs little: adding every result of S_2 through stem 90,
-every s, takes 0.16 s of a 16 s resolution.
+Each worker is a fork of this process, made once the run's first jobs, too light to be worth a round trip through a
+pipe, have run here; so it holds the resolution as computed so far and every kernel loaded here. A job's result
+travels back as the `Added` record of its bidegree (nassau.engine.resolution): this process (the coordinator) adds
+it to its own resolution, reports it (the caller saves it there), and hands it to every other worker with that
+worker's next job, so a worker holds every bidegree a job reads before it runs it. Jobs are handed out in the
+threads' order (scheduler.JobGraph), and a worker's result does not depend on which worker ran which job: the kernel
+a standard step keeps for (s + 1, t) is recomputed by the worker that runs (s + 1, t) if another one ran (s, t)
+(standard.kernel_of), as on a cluster, and a kept kernel whose user ran elsewhere is dropped. Catching up costs
+little: adding every result of S_2 through stem 90, every s, takes 0.16 s of a 16 s resolution.
 
 The product tables move to shared memory before the workers are forked (ProductTables.share_between_processes): a
 table one worker fills, every other reads from its next batch on, and none is filled twice. A worker keeps to one
@@ -22,14 +22,17 @@ import multiprocessing
 import pickle
 import queue
 import signal
+import statistics
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING
 
 from algebra.milnor.product_tables import tables_for
+from nassau.engine import compile_time
 from nassau.engine.region import BidegreeST
 from nassau.engine.scheduler import JobFailed, JobGraph
 
@@ -40,6 +43,12 @@ if TYPE_CHECKING:
 STOP_WAIT = 5.0
 #: Jobs handed to a worker ahead: the next one waits in its pipe while it sends the last result back.
 QUEUED = 2
+#: Jobs run here before the workers are forked while the median of the last LIGHT_JOBS takes less than LIGHT
+#: seconds: a round trip through a worker costs the coordinator about 0.35 ms of CPU alone, and S_2 through stem 90
+#: has 673 such jobs (t < 36, 0.22 s in all) before its jobs grow past 1 ms (a median, so that a job's first call of
+#: a kernel does not count).
+LIGHT = 0.001
+LIGHT_JOBS = 8
 
 
 def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]],
@@ -48,11 +57,12 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     """Run work(s, t) for every job on `workers` forked processes, each after its dependencies, and add every
     result to `res` here; on_done(s, t) is called here once (s, t) is in `res`."""
     graph = JobGraph(jobs, deps)
+    tables_for(res.algebra).share_between_processes()
+    _run_here_while_light(graph, work, on_done)
     if not graph.left:
         return
     sys.stdout.flush()  # a fork copies unwritten output, which the worker would write again when it ends
     sys.stderr.flush()
-    tables_for(res.algebra).share_between_processes()
     context = multiprocessing.get_context("fork")
     conns: list[Connection] = []
     procs = []
@@ -106,6 +116,29 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                 proc.join()
         for conn in conns:
             conn.close()
+
+
+def _run_here_while_light(graph: JobGraph, work: Callable[[int, int], None],
+                          on_done: Callable[[int, int], None] | None) -> None:
+    """Run jobs here, lowest t first, until the median of the last LIGHT_JOBS takes LIGHT seconds (kernel loading not
+    counted): a run's first bidegrees take well under a millisecond each, less than a job's round trip through the
+    pipes, and the workers forked after them hold what they added."""
+    compile_time.install()
+    me = threading.get_ident()
+    recent: deque[float] = deque(maxlen=LIGHT_JOBS)
+    while graph.ready:
+        job = graph.pop()
+        start, loading = time.monotonic(), compile_time.spent(me)
+        try:
+            work(*job)
+        except Exception as exc:
+            raise JobFailed(str(exc)) from exc
+        graph.finish(job)
+        if on_done is not None:
+            on_done(*job)
+        recent.append(time.monotonic() - start - (compile_time.spent(me) - loading))
+        if len(recent) == LIGHT_JOBS and statistics.median(recent) >= LIGHT:
+            return
 
 
 class _Sender:
