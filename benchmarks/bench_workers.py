@@ -1,13 +1,13 @@
 """One thread against K threads against K worker processes, on whole CLI runs of one resolution.
 
     python benchmarks/bench_workers.py --stem 90 --max-s 48 --workers 2 --repeat 3
-    python benchmarks/bench_workers.py --stem 120 --max-s 63 --workers 2 --repeat 3
+    python benchmarks/bench_workers.py --stem 120 --max-s 63 --workers 2 --repeat 3 --no-ceiling
 
 Each round runs `python -m nassau resolve MODULE --stem N --max-s S --quiet` four ways, one after another in a
 rotating order: `--threads 1`, `--threads K`, `--threads K --processes`, and K copies of the `--threads 1` run at
-once (the ceiling: what K cores of this machine give K independent runs, with nothing shared; its speed-up is K
-one-thread runs' time over theirs at once); every run is a fresh process after one
-warm-up run (kernels cached), and every run's chart must be the same bytes. Reported per way: wall seconds (min,
+once (the ceiling, left out by --no-ceiling: what K cores of this machine give K independent runs, with nothing
+shared; its speed-up is K one-thread runs' time over theirs at once); every run is a fresh process after one warm-up
+run (kernels cached), and every run's chart must be the same bytes. Reported per way: wall seconds (min,
 median, max), the peak resident memory of the whole process tree (sampled every 0.2 s: the coordinator and its
 workers together, shared pages counted once), the CPU seconds of the process tree (user + system: a one-thread
 run's large kernels may use an idle second core, fp.threads), and the speed-up over one thread (the median of the
@@ -76,6 +76,7 @@ def main() -> None:
     ap.add_argument("--max-s", type=int, required=True)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--no-ceiling", action="store_true", help="leave out the ceiling way (K one-thread runs at once)")
     args = ap.parse_args()
     base = [sys.executable, "-m", "nassau", "resolve", args.module, "--stem", str(args.stem), "--max-s",
             str(args.max_s), "--quiet"]
@@ -83,6 +84,8 @@ def main() -> None:
     ways = {"1 thread": (["--threads", "1"], 1), f"{k} threads": (["--threads", str(k)], 1),
             f"{k} processes": (["--threads", str(k), "--processes"], 1),
             f"{k} one-thread runs at once (ceiling; wall per run)": (["--threads", "1"], k)}
+    if args.no_ceiling:
+        ways.popitem()
     print(f"machine: {machine()}; {args.module} through stem {args.stem}, s <= {args.max_s}; {args.repeat} rounds",
           flush=True)
     run(base + ["--threads", "1"])  # warm-up: kernels cached
