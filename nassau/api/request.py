@@ -192,8 +192,9 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
     and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
     unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only);
     d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2;
-    processes: the `threads` workers are processes of this machine, each with a copy of the resolution (Linux: they
-    are forks) and the product tables in memory they share, which the interpreter lock does not serialise; cluster: the address of a Dask scheduler to run the
+    processes: all but one of the `threads` workers are processes of this machine, each with a copy of the
+    resolution (Linux: they are forks) and the product tables in memory they share, which the interpreter lock does
+    not serialise (the one left is a thread here); cluster: the address of a Dask scheduler to run the
     jobs on, or workers: a number of local Dask worker processes (either needs save_dir, on a filesystem the client
     and every worker share).
     """

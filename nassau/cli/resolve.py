@@ -54,9 +54,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        help="run the jobs on a local Dask cluster of WORKERS processes instead of threads; needs "
                             "--save-dir")
     where.add_argument("--processes", action="store_true",
-                       help="run the THREADS workers of --threads as processes of this machine, each with a copy of "
-                            "the resolution and product tables they share (no shared interpreter lock; large runs "
-                            "on several cores)")
+                       help="run all but one of the THREADS workers of --threads as forked processes of this machine, "
+                            "each with a copy of the resolution and product tables they share (no shared "
+                            "interpreter lock; large runs on several cores)")
     _chart_files(res)
     chart_products_arg(res)
     _page_args(res)

@@ -1,15 +1,17 @@
-"""Bidegree jobs on worker processes of this machine, each with a copy of the resolution: threads share one
-interpreter lock, processes do not.
+"""Bidegree jobs on worker processes of this machine, each with a copy of the resolution, and on a thread of this
+process: threads share one interpreter lock, processes do not.
 
 Each worker is a fork of this process, made once the run's first jobs, too light to be worth a round trip through a
-pipe, have run here; so it holds the resolution as computed so far and every kernel loaded here. A job's result
-travels back as the `Added` record of its bidegree (nassau.engine.resolution): this process (the coordinator) adds
-it to its own resolution, reports it (the caller saves it there), and hands it to every other worker with that
-worker's next job, so a worker holds every bidegree a job reads before it runs it. Jobs are handed out in the
-threads' order (scheduler.JobGraph), and a worker's result does not depend on which worker ran which job: the kernel
-a standard step keeps for (s + 1, t) is recomputed by the worker that runs (s + 1, t) if another one ran (s, t)
-(standard.kernel_of), as on a cluster, and a kept kernel whose user ran elsewhere is dropped. Catching up costs
-little: adding every result of S_2 through stem 90, every s, takes 0.16 s of a 16 s resolution.
+pipe, have run here; so it holds the resolution as computed so far and every kernel loaded here. A job's result travels
+back as the `Added` record of its bidegree (nassau.engine.resolution): this process (the coordinator) adds it to its own
+resolution, reports it (the caller saves it there), and hands it to every other worker with that worker's next job, so a
+worker holds every bidegree a job reads before it runs it. One of the K workers is a thread here, working on the
+resolution here: it has nothing to catch up on or send, and its core is the one the coordinator's own work would
+otherwise take from a worker. Jobs are handed out in the threads' order (scheduler.JobGraph), and a worker's result does
+not depend on which worker ran which job: the kernel a standard step keeps for (s + 1, t) is recomputed by the worker
+that runs (s + 1, t) if another one ran (s, t) (standard.kernel_of), as on a cluster, and a kept kernel whose user ran
+elsewhere is dropped. Catching up costs little: adding every result of S_2 through stem 90, every s, takes 0.16 s of a
+16 s resolution.
 
 The product tables move to shared memory before the workers are forked (ProductTables.share_between_processes): a
 table one worker fills, every other reads from its next batch on, and none is filled twice. A worker keeps to one
@@ -54,8 +56,8 @@ LIGHT_JOBS = 8
 def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]],
                   work: Callable[[int, int], None], workers: int,
                   on_done: Callable[[int, int], None] | None = None) -> None:
-    """Run work(s, t) for every job on `workers` forked processes, each after its dependencies, and add every
-    result to `res` here; on_done(s, t) is called here once (s, t) is in `res`."""
+    """Run work(s, t) for every job on `workers` workers, each after its dependencies: a thread here and workers - 1
+    forked processes, whose results are added to `res` here; on_done(s, t) is called here once (s, t) is in `res`."""
     graph = JobGraph(jobs, deps)
     tables_for(res.algebra).share_between_processes()
     _run_here_while_light(graph, work, on_done)
@@ -67,9 +69,9 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     conns: list[Connection] = []
     procs = []
     workers = min(workers, graph.left)
-    for k in range(workers):
+    for k in range(workers - 1):  # and one worker here
         mine, theirs = context.Pipe()
-        proc = context.Process(target=_serve, args=(theirs, res, work), name=f"nassau-worker-{k}",
+        proc = context.Process(target=_serve, args=(theirs, res, work, [*conns, mine]), name=f"nassau-worker-{k}",
                                daemon=True)
         proc.start()
         theirs.close()
@@ -77,7 +79,10 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
         procs.append(proc)
     # Sending runs on a thread per worker: a large message to a worker that is itself sending its result would block
     # both sides if this loop sent it, since this loop is the one that reads results.
-    senders = [_Sender(conn) for conn in conns]
+    senders: list[_Sender | _Here] = [_Sender(conn) for conn in conns]
+    here = _Here(work)
+    senders.append(here)
+    conns.append(here.conn)
     log = _Log(len(conns))
     queued: list[deque[BidegreeST]] = [deque() for _ in conns]
     try:
@@ -99,7 +104,11 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                     raise JobFailed(f"the worker running (n={job[1] - job[0]}, s={job[0]}) died") from None
                 if kind == "error":
                     raise JobFailed(str(payload)) from payload
-                res.add(payload)
+                if kind == "here":
+                    payload = res.added(*job)
+                else:
+                    res.add(payload)
+                    res.take_kernel(payload.s - 1, payload.t)  # kept here for a job a worker ran
                 log.append(payload)
                 graph.finish(job)
                 if on_done is not None:
@@ -168,6 +177,41 @@ class _Sender:
                 return
 
 
+class _Here:
+    """The worker in this process, on a thread of its own: its jobs add to the resolution here, so it catches up on
+    nothing and sends back only that a job is done (or its error), through a pipe the loop waits on with the
+    workers' (the news a job is sent with are dropped)."""
+
+    def __init__(self, work: Callable[[int, int], None]) -> None:
+        self.conn, self._done = multiprocessing.Pipe(duplex=False)
+        self._work = work
+        self._queue: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="nassau-worker-here", daemon=True)
+        self._thread.start()
+
+    def send(self, message: object) -> None:
+        self._queue.put(message)
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        while True:
+            message = self._queue.get()
+            if message is None:
+                return
+            (s, t), _ = message
+            try:
+                self._work(s, t)
+                outcome: tuple = ("here", None)
+            except BaseException as exc:  # noqa: BLE001 - handed to the loop
+                outcome = ("error", _picklable(exc))
+            try:
+                self._done.send(outcome)
+            except OSError:  # the loop has ended (an error elsewhere, Ctrl-C) and closed its end
+                return
+
+
 class _Log:
     """Every result in the order it came, until every worker has been sent it."""
 
@@ -190,14 +234,21 @@ class _Log:
         return out
 
 
-def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None]) -> None:
-    """A worker: add what the coordinator sends, run the job, send back what it added (or its error)."""
+def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], theirs: list[Connection]) -> None:
+    """A worker: add what the coordinator sends, run the job, send back what it added (or its error). It first
+    closes its copies of the coordinator's ends of the pipes (`theirs`), so that it reads the end of its pipe, and
+    leaves, if the coordinator dies."""
     import numba
 
+    for end in theirs:
+        end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     numba.set_num_threads(1)  # one core each: the workers are the parallelism (fp.threads then stays serial)
     while True:
-        message = conn.recv()
+        try:
+            message = conn.recv()
+        except EOFError:  # the coordinator is gone
+            return
         if message is None:
             return
         (s, t), news = message
