@@ -171,6 +171,19 @@ def test_a_runs_first_light_jobs_run_here_before_the_workers_start(tmp_path: Pat
     assert any(pid != os.getpid() for pid in where.values())
 
 
+def test_a_worker_is_sent_the_other_workers_results_once_and_never_its_own() -> None:
+    """The coordinator's log hands each worker what the others added since its last job: its own results would only
+    be pickled, sent and skipped (half of what a forked worker was sent among two workers)."""
+    from nassau.engine.processes import _Log
+
+    log = _Log(2)
+    log.append(0, "a")
+    log.append(1, "b")
+    assert log.news(0) == ["b"] and log.news(0) == []
+    log.append(0, "c")
+    assert log.news(1) == ["a", "c"] and log.news(1) == []
+
+
 def test_a_table_filled_in_a_forked_process_is_read_here(rng: np.random.Generator) -> None:
     """A child forked after share_between_processes runs a batch and fills its tables; here the same batch then
     fills none, and its products are the bits of the enumeration."""

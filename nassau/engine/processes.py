@@ -109,7 +109,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                 else:
                     res.add(payload)
                     res.take_kernel(payload.s - 1, payload.t)  # kept here for a job a worker ran
-                log.append(payload)
+                log.append(k, payload)
                 graph.finish(job)
                 if on_done is not None:
                     on_done(*job)
@@ -213,19 +213,19 @@ class _Here:
 
 
 class _Log:
-    """Every result in the order it came, until every worker has been sent it."""
+    """Every result in the order it came, with the worker it came from, until every worker has been sent it."""
 
     def __init__(self, workers: int) -> None:
-        self._entries: list[Added] = []
+        self._entries: list[tuple[int, Added]] = []
         self._base = 0  # the index of _entries[0] among all results
         self._seen = [0] * workers
 
-    def append(self, added: Added) -> None:
-        self._entries.append(added)
+    def append(self, origin: int, added: Added) -> None:
+        self._entries.append((origin, added))
 
     def news(self, k: int) -> list[Added]:
-        """The results worker k has not been sent (its own among them: it skips what it holds)."""
-        out = self._entries[self._seen[k] - self._base:]
+        """The results worker k has not been sent and does not hold (those of the other workers)."""
+        out = [added for origin, added in self._entries[self._seen[k] - self._base:] if origin != k]
         self._seen[k] = self._base + len(self._entries)
         done = min(self._seen) - self._base
         if done:
