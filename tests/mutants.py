@@ -333,7 +333,7 @@ MUTANTS = [
            (literal("_installed = False\n", "event.register(\"numba:compiler_lock\", _Clock())\n_installed = True\n"),),
            ("tests/test_architecture.py",)),
     Mutant("processes: results not handed on to the other workers", "nassau/engine/processes.py",
-           (literal("                log.append(payload)\n", ""),),
+           (literal("                log.append(k, payload)\n", ""),),
            ("tests/test_processes.py",)),
     Mutant("store: temporary file tracked only after it is opened", "nassau/store/save_dir.py",
            (literal("            self._in_flight.add(tmp)\n            fh = open(tmp, \"wb\")\n",

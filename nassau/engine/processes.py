@@ -150,14 +150,12 @@ def _run_here_while_light(graph: JobGraph, work: Callable[[int, int], None],
             return
 
 
-class _Sender:
-    """Sends a worker its messages in order, from a thread of its own (send(None) ends the worker, then the
-    thread)."""
+class _Mailbox:
+    """A thread of its own that takes messages in order (send(None) ends it): _run reads them from self._queue."""
 
-    def __init__(self, conn: Connection) -> None:
-        self._conn = conn
+    def __init__(self, name: str) -> None:
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="nassau-sender", daemon=True)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
     def send(self, message: object) -> None:
@@ -165,6 +163,17 @@ class _Sender:
 
     def join(self, timeout: float) -> None:
         self._thread.join(timeout)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class _Sender(_Mailbox):
+    """Sends a worker its messages in order (send(None) ends the worker, then the thread)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self._conn = conn
+        super().__init__("nassau-sender")
 
     def _run(self) -> None:
         while True:
@@ -177,7 +186,7 @@ class _Sender:
                 return
 
 
-class _Here:
+class _Here(_Mailbox):
     """The worker in this process, on a thread of its own: its jobs add to the resolution here, so it catches up on
     nothing and sends back only that a job is done (or its error), through a pipe the loop waits on with the
     workers' (the news a job is sent with are dropped)."""
@@ -185,15 +194,7 @@ class _Here:
     def __init__(self, work: Callable[[int, int], None]) -> None:
         self.conn, self._done = multiprocessing.Pipe(duplex=False)
         self._work = work
-        self._queue: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._run, name="nassau-worker-here", daemon=True)
-        self._thread.start()
-
-    def send(self, message: object) -> None:
-        self._queue.put(message)
-
-    def join(self, timeout: float) -> None:
-        self._thread.join(timeout)
+        super().__init__("nassau-worker-here")
 
     def _run(self) -> None:
         while True:
