@@ -301,3 +301,48 @@ def test_nassau_preimages_at_odd_primes(module: str) -> None:
             assert np.array_equal(d.apply(t, x, tgt), cycles), (s, t)
         checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize("module", ["S_3", "Calpha", "C3"])
+def test_signature_filter_keeps_exactly_the_block(module: str) -> None:
+    """A signature block built with the kernel's filter (products of other signatures dropped before their
+    coefficient and index) equals the one built without it, every product made and the other columns dropped."""
+    res, _ = run_engine(module, stem=60, max_s=12, algorithm="nassau")
+    checked = 0
+    for s, t in [(3, 50), (5, 60), (8, 66), (10, 70)]:
+        sub = nassau_step.subalgebra_for(res.module, s, t)
+        d, fs, low = res.differential(s), res.free(s), res.free(s - 1)
+        ngens = low.gens_below(t)
+        sig_src = sub.signature_classes(fs.basis_words(t, fs.gens_below(t))[1])
+        sig_tgt = sub.signature_classes(low.basis_words(t, ngens)[1])
+        for sig in (None, *list(sub.signatures(t))[:6]):
+            word = np.uint64(0 if sig is None else sub.signature_word(sig))
+            rows, cols = np.nonzero(sig_src == word)[0], np.nonzero(sig_tgt == word)[0]
+            col_map = np.full(low.dimension(t, ngens), -1, dtype=np.int64)
+            col_map[cols] = np.arange(len(cols))
+            plain = d.matrix(t, rows, ngens, col_map=col_map, ncols=len(cols))
+            kept = nassau_step.signature_block(d, t, sub, sig, rows, ngens, cols)
+            assert np.array_equal(plain, kept), (s, t, sig)
+            checked += plain.any()
+    assert checked >= 4
+
+
+@pytest.mark.parametrize("p", [3, 5, 7, 251])
+def test_small_quasi_inverse_is_the_augmented_ones(p: int) -> None:
+    """The compiled small quasi-inverse over F_p gives the Augmented path's pivots and preimage rows, bit for bit, on
+    fresh random matrices (full rank, rank deficient, empty)."""
+    from fp import field, reduced_with_identity
+    from fp.modp import small_quasi_inverse_modp
+
+    rng = np.random.default_rng(p)
+    f = field(p)
+    for _ in range(40):
+        rows, ncols = int(rng.integers(0, 40)), int(rng.integers(0, 40))
+        a = rng.integers(0, p, (rows, ncols)).astype(np.uint8)
+        if rows > 2 and rng.random() < 0.5:
+            a[-1] = (a[0].astype(np.int64) * 2 + a[1]) % p
+        aug, pivots = reduced_with_identity(a, ncols, f)
+        want = aug.quasi_inverse(pivots, 0, 1)
+        got = small_quasi_inverse_modp(a, ncols, p)
+        assert np.array_equal(got[0], want.pivots) and np.array_equal(got[1], want.preimage)
+    assert small_quasi_inverse_modp(np.zeros((48, 3), dtype=np.uint8), 3, 3) is None

@@ -26,6 +26,7 @@ from typing import Iterator
 import numpy as np
 
 from algebra.milnor.odd_basis import layout
+from algebra.milnor.odd_kernels import signature_filter
 from algebra.milnor.profile import UNBOUNDED, Profile
 
 #: The longest candidate profile tried (B beyond it has a top class far past any degree computed).
@@ -57,10 +58,13 @@ class OddSubalgebra:
     def signature_word(self, sig: tuple[int, tuple[int, ...]]) -> int:
         return layout(self.p).pack(*sig)
 
-    @staticmethod
-    def forbid(sig: tuple[int, tuple[int, ...]]) -> None:
-        """No pruning while enumerating at odd p: the columns of other signatures are dropped by the column map."""
-        return None
+    def forbid(self, sig: tuple[int, tuple[int, ...]] | None) -> np.ndarray:
+        """The product kernel's filter keeping only products of signature sig (None: the zero one): their Q-part
+        and residues are checked before a coefficient or an index is computed (the column map alone is exact)."""
+        e, r = (0, ()) if sig is None else sig
+        wants = [r[i] if i < len(r) else 0 for i in range(len(self.p_part))]
+        return signature_filter(len(layout(self.p).shifts), self.q_set, e, tuple(self.p**h for h in self.p_part),
+                                tuple(wants))
 
     def signatures(self, max_degree: int) -> Iterator[tuple[int, tuple[int, ...]]]:
         """Nonzero signatures (E, R) of degree <= max_degree, e_0, r_1, e_1, r_2, ... fastest first."""
@@ -153,8 +157,10 @@ def candidates(p: int, profile: Profile) -> tuple[OddSubalgebra, ...]:
             prof = prof[:i] + [prof[i] + 1] + prof[i + 1:]
 
 
+@lru_cache(maxsize=1 << 16)
 def optimal_odd_subalgebra(p: int, profile: Profile, s: int, t: int) -> OddSubalgebra:
-    """The largest candidate whose vanishing line holds at (s, t) (t already less the module's top cell)."""
+    """The largest candidate whose vanishing line holds at (s, t) (t already less the module's top cell); kept, since
+    every step asks twice (nassau_step.standard_at) and a lift asks again."""
     best = OddSubalgebra(p)
     for b in candidates(p, profile):
         if not b.vanishes(s, t):
