@@ -80,11 +80,13 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     z_n = np.nonzero(sig_n == 0)[0]
     _, k0 = reduce_with_identity(signature_block(d_prev, t, sub, None, z_t, ng_n, z_n, tables), len(z_n), f)
 
-    # 2. Zero-signature image of d_s on the old generators, and the new generators.
-    z_s = np.nonzero(sub.signature_classes(fs.basis_words(t, ng_s)[1]) == 0)[0]
-    image = signature_block(d_here, t, sub, None, z_s, ng_t, z_t)
-    image_pivots = f.row_reduce(image, len(z_t))
-    fresh = ~np.isin(k0.pivots, image_pivots)
+    # 2. Zero-signature image of d_s on the old generators, and the new generators (none without a kernel: most
+    # bidegrees of a sparse chart such as S_5's, where d_s need not be built at all).
+    fresh = np.zeros(0, dtype=bool)
+    if k0.dim:
+        z_s = np.nonzero(sub.signature_classes(fs.basis_words(t, ng_s)[1]) == 0)[0]
+        image = signature_block(d_here, t, sub, None, z_s, ng_t, z_t)
+        fresh = ~np.isin(k0.pivots, f.row_reduce(image, len(z_t)))
     count = int(fresh.sum())
     x = f.scatter(k0.basis[fresh], z_t, dim_t)
     if count:
