@@ -28,6 +28,7 @@ import numpy as np
 from algebra.milnor.odd_basis import layout
 from algebra.milnor.odd_kernels import signature_filter
 from algebra.milnor.profile import UNBOUNDED, Profile
+from algebra.milnor.subalgebra import subalgebra_sequence
 
 #: The longest candidate profile tried (B beyond it has a top class far past any degree computed).
 MAX_CANDIDATES = 16
@@ -138,23 +139,17 @@ def candidates(p: int, profile: Profile) -> tuple[OddSubalgebra, ...]:
     A(1) = E(Q_0, Q_1) P[1], ..., A(n) = E(Q_0..Q_n) P[n, .., 1], each intersected with the module's algebra."""
     lay = layout(p)
     out: list[OddSubalgebra] = []
-    prof: list[int] = []
-    while True:
-        q = sum(1 << i for i, h in enumerate(prof) if h >= 1)
+    for at_two in subalgebra_sequence():
+        prof = at_two.profile
+        if len(prof) > min(len(lay.xi), lay.q_bits) or len(out) > MAX_CANDIDATES:
+            break
         h = [max(x - 1, 0) for x in prof]
         while h and h[-1] == 0:
             h.pop()
-        if len(prof) > min(len(lay.xi), lay.q_bits) or len(out) > MAX_CANDIDATES:
-            return tuple(out)
-        b = OddSubalgebra(p, q, tuple(h)).intersect(profile)
+        b = OddSubalgebra(p, sum(1 << i for i, x in enumerate(prof) if x >= 1), tuple(h)).intersect(profile)
         if not out or b != out[-1]:
             out.append(b)
-        n = len(prof)
-        if prof == list(range(n, 0, -1)):
-            prof = prof + [1]
-        else:
-            i = max(k for k in range(n) if prof[k] < n - k)
-            prof = prof[:i] + [prof[i] + 1] + prof[i + 1:]
+    return tuple(out)
 
 
 @lru_cache(maxsize=1 << 16)

@@ -10,6 +10,10 @@ zero-signature part of the resolution (a model of A//B tensored over B) is exact
    already zero needs no matrix at all, so most are skipped.
 The step reads only generators below t of F_{s-1} and below t-1 of F_{s-2}, so it may run as soon as
 (s, t-1) and (s-1, t-1) are done.
+
+At odd p the same step runs over F_p (x -= y for the corrections) with the sub-Hopf algebras, signatures and
+vanishing line of algebra.milnor.odd_subalgebra (docs/nassau-odd.md); where no B but F_p has its line there, the
+run takes the standard step instead (standard_at).
 """
 from __future__ import annotations
 
