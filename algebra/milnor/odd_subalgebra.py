@@ -9,8 +9,8 @@ Dually B_* = A_* / (tau_k for k not in K, xi_i^{p^h_i}), a quotient Hopf algebra
 The signature of Q(E) P(R) is (E & K, r_i mod p^h_i): its "B-part", which at p = 2 is r_i mod 2^h_i with the
 low bit of r_i in the role of Q_{i-1}. Signatures are ordered as that correspondence orders them at p = 2
 (Nassau's Lemma 2.4): digits e_0, r_1, e_1, r_2, ... least significant first. In that order the terms of
-Q(E) P(R) * (anything) never have a lower signature than Q(E) P(R) (checked on all products through degree 40 at
-p = 3 and 50 at p = 5 by the same test), so the signature classes filter the resolution by subcomplexes.
+Q(E) P(R) * (anything) never have a lower signature than Q(E) P(R) (the same test checks every product through degree
+24 to 40, for three B at p = 3 and 5), so the signature classes filter the resolution by subcomplexes.
 
 Vanishing line: Ext_B^{s,t}(F_p) = 0 for t > c(B) s, where c(B) is the largest t / s of the generators of the May
 spectral sequence's E_1 term E[h_ij] (x) P[b_ij] (x) P[a_k] (May 1966; Ravenel, Green Book 3.2.5): a_k at
