@@ -61,17 +61,20 @@ SAMPLE_SECONDS = 0.005
 
 
 def _sample(proc: subprocess.Popen, peaks: dict[str, int]) -> None:
-    """Keep the largest value (KiB) of each field of `peaks` in /proc/PID/status until the process ends."""
+    """Keep the largest value (KiB) of each field of `peaks` in /proc/PID/status until the process ends. It never
+    polls the process: a poll here could reap it before run's os.wait4, which then fails (No child processes)."""
     path = f"/proc/{proc.pid}/status"
-    while proc.poll() is None:
+    while True:
         try:
             with open(path) as fh:
-                for line in fh:
-                    key, _, value = line.partition(":")
-                    if key in peaks:
-                        peaks[key] = max(peaks[key], int(value.split()[0]))
-        except (OSError, ValueError, IndexError):  # the process ended between poll and open
+                fields = dict(line.partition(":")[::2] for line in fh)
+        except OSError:  # reaped by run
             return
+        if fields.get("State", "").split()[:1] == ["Z"]:
+            return
+        for key in peaks:
+            if key in fields:
+                peaks[key] = max(peaks[key], int(fields[key].split()[0]))
         time.sleep(SAMPLE_SECONDS)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from .m4ri import row_reduce, small_kernel
 from .masked import gather_columns, scatter_columns
 from .matmul import gf2_addmul, gf2_matmul
-from .modp import addmul_modp, check_dense, image_and_kernel_modp, row_reduce_modp
+from .modp import addmul_modp, check_dense, image_and_kernel_modp, row_reduce_modp, small_quasi_inverse_modp
 from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
 from .row_blocks import RowBlocks, whole
 
@@ -132,8 +132,8 @@ class PrimeField:
         return image_and_kernel_modp(a, ncols, self.p)
 
     def quasi_inverse(self, a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray] | None:
-        """As F2's; there is no such path here (the quasi-inverses at odd p are the standard algorithm's, large)."""
-        return None
+        """As F2's (fp.modp.small_quasi_inverse_modp: Nassau's signature blocks)."""
+        return small_quasi_inverse_modp(a, ncols, self.p)
 
     def addmul(self, c: np.ndarray, a: np.ndarray, b: np.ndarray, k: int, n: int) -> None:
         addmul_modp(c, a, b, k, n, self.p)

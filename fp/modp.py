@@ -10,6 +10,7 @@ increasing pivot order, as sseq's does, so any correct reduction yields the same
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -26,11 +27,13 @@ COUNTERS = {"rref_calls": 0, "matmul_calls": 0, "nibble_calls": 0}
 NIBBLE_MIN_ROWS = 48
 
 
+@lru_cache(maxsize=None)
 def inverses(p: int) -> np.ndarray:
-    """inv[a] = a^-1 mod p (inv[0] = 0)."""
+    """inv[a] = a^-1 mod p (inv[0] = 0); one read-only table per p."""
     inv = np.zeros(p, dtype=np.int64)
     for a in range(1, p):
         inv[a] = pow(a, p - 2, p)
+    inv.flags.writeable = False
     return inv
 
 
@@ -108,6 +111,32 @@ def row_reduce_modp(a: np.ndarray, ncols: int, p: int) -> np.ndarray:
         COUNTERS["nibble_calls"] += 1
         return row_reduce_nibbles(a, ncols, p, inverses(p))
     return _rref(a, ncols, p, inverses(p))
+
+
+def small_quasi_inverse_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """A quasi-inverse of a small A (fewer than NIBBLE_MIN_ROWS rows): the image pivots and their preimage rows from
+    [A | I] reduced in one compiled call, the very rows an Augmented gives (the RREF is unique), without its Python
+    set-up, which costs more than the reduction of a block of a few rows (Nassau's signature blocks); None for a
+    larger A."""
+    if _packs(p, a.shape[0]):
+        return None
+    check_dense(a, ncols, p)
+    COUNTERS["rref_calls"] += 1
+    return _quasi_inverse(a, ncols, p, inverses(p))
+
+
+@njit(cache=True, nogil=True)
+def _quasi_inverse(a, ncols, p, inv):
+    rows = a.shape[0]
+    aug = np.zeros((rows, ncols + rows), dtype=np.uint8)
+    aug[:, :ncols] = a[:, :ncols]
+    for i in range(rows):
+        aug[i, ncols + i] = 1
+    pivots = _rref(aug, ncols + rows, p, inv)
+    k = 0
+    while k < pivots.shape[0] and pivots[k] < ncols:
+        k += 1
+    return pivots[:k].copy(), aug[:k, ncols:].copy()
 
 
 def image_and_kernel_modp(a: np.ndarray | RowBlocks, ncols: int,

@@ -88,9 +88,10 @@ def mask_padding(a: np.ndarray, ncols: int) -> None:
     a[:, words(ncols):] = 0
 
 
-def stack(vectors: list[np.ndarray]) -> np.ndarray:
-    """Packed vectors of (possibly) different widths as the rows of one array, zero-padded to the widest."""
-    out = np.zeros((len(vectors), max((len(v) for v in vectors), default=0)), dtype=np.uint64)
+def stack(vectors: list[np.ndarray], dtype: np.dtype = np.dtype(np.uint64)) -> np.ndarray:
+    """Vectors of (possibly) different widths as the rows of one array, zero-padded to the widest: packed F2 words
+    by default, or another field's units (uint8 entries over F_p)."""
+    out = np.zeros((len(vectors), max((len(v) for v in vectors), default=0)), dtype=dtype)
     for k, v in enumerate(vectors):
         out[k, :len(v)] = v
     return out

@@ -47,11 +47,13 @@ class QuasiInverse:
         """Cancel the part of the rows of rem on the columns `cols` (this map's target), in place, over F2: x = the
         preimages of rem[:, cols] (over this map's source), then y[:, rows] ^= x and rem ^= x image, where image
         holds the full images of the source rows (rem's width). One compiled pass for what apply, a column scatter
-        and a product do (a Nassau correction, made for every signature of every step); they are its twin."""
-        if self.field.p != 2:
-            raise ValueError("correct works over F2 only")
-        check_matrix(rem, 0)
+        and a product do (a Nassau correction, made for every signature of every step); they are its twin. Over F_p
+        (p odd) it is those steps, with y += x and rem -= x image."""
         rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        if self.field.p != 2:
+            self._correct_modp(rem, cols, rows, image, y)
+            return
+        check_matrix(rem, 0)
         if image.shape[1] != rem.shape[1] or image.shape[0] != self.source_dim or len(rows) != self.source_dim:
             raise ValueError(f"image {image.shape} and {len(rows)} rows do not fit rem {rem.shape} and a source of "
                              f"dimension {self.source_dim}")
@@ -60,6 +62,16 @@ class QuasiInverse:
         if self.pivots.size and int(cols.max()) >= 64 * rem.shape[1]:
             raise ValueError(f"the columns reach past rem {rem.shape}")
         _correct(rem, cols, self.pivots, self.preimage, rows, image, y)
+
+    def _correct_modp(self, rem: np.ndarray, cols: np.ndarray, rows: np.ndarray, image: np.ndarray,
+                      y: np.ndarray) -> None:
+        f, p = self.field, self.field.p
+        if image.shape != (self.source_dim, rem.shape[1]) or len(rows) != self.source_dim:
+            raise ValueError(f"image {image.shape} and {len(rows)} rows do not fit rem {rem.shape} and a source of "
+                             f"dimension {self.source_dim}")
+        x = self.apply(f.gather(rem, cols))
+        y[:, rows] = (y[:, rows].astype(np.int64) + x) % p
+        rem[:] = (rem.astype(np.int64) + f.negate(f.matmul(x, image, self.source_dim, rem.shape[1]))) % p
 
 
 @njit(cache=True, nogil=True)

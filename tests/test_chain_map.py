@@ -380,25 +380,25 @@ def test_nassau_preimages_use_the_subalgebra_of_the_step_one_filtration_up(rng, 
     """Preimages under d_s in degree t are found over the sub-Hopf algebra B that Nassau's step at (s + 1, t) chose
     (its vanishing line measured from the module's top cell): recorded from the steps of a resolution of the Joker
     (top cell 4, so a B chosen for t rather than t - 4 shows), and from a lift of random cycles at every (s, t)."""
-    from algebra.milnor import subalgebra
     from fp import random_matrix
     from nassau.engine import nassau_step, preimages
     from nassau.engine import resolve as engine
 
     running, by_step, by_lift = [None], {}, []
-    real_step, real_choice = engine.step_nassau, subalgebra.optimal_subalgebra
+    real_step, real_choice = engine.step_nassau, nassau_step.subalgebra_for
 
     def step(res, s, t):
         running[0] = (s, t)
         return real_step(res, s, t)
 
-    def chosen_in_step(s, t):
-        by_step[running[0]] = real_choice(s, t)
+    def chosen_in_step(module, s, t):
+        by_step[running[0]] = real_choice(module, s, t)
         return by_step[running[0]]
 
     monkeypatch.setattr(engine, "step_nassau", step)
-    monkeypatch.setattr(nassau_step, "optimal_subalgebra", chosen_in_step)
-    monkeypatch.setattr(preimages, "optimal_subalgebra", lambda s, t: by_lift.append(real_choice(s, t)) or by_lift[-1])
+    monkeypatch.setattr(nassau_step, "subalgebra_for", chosen_in_step)
+    monkeypatch.setattr(preimages, "subalgebra_for",
+                        lambda module, s, t: by_lift.append(real_choice(module, s, t)) or by_lift[-1])
     max_s = 7
     res, _ = run_engine("Joker", stem=24, max_s=max_s, algorithm="nassau")
     assert res.module.max_degree == 4

@@ -95,7 +95,7 @@ def test_version() -> None:
     (["product", "S_2", "--by", "h0=0,1,[1]", "--stem", "10", "--json", "/"], "is a directory"),
     (["secondary", "S_2", "--stem", "10", "--json", "/nonexistent/dir/d2.json"], "does not exist"),
     (["resolve", "tmf2", "--stem", "10", "--algorithm", "nassau"], "does not apply to tmf2"),
-    (["resolve", "S_3", "--stem", "10", "--algorithm", "nassau"], "implemented at p = 2 only"),
+    (["resolve", "C9", "--stem", "10", "--algorithm", "nassau"], "it is defined as a cofiber"),
     (["resolve", "C2v14", "--stem", "10", "--algorithm", "nassau"],
      "does not apply to C2v14: it is defined as a cofiber"),
     (["resolve", "S_2", "--stem", "10", "--json", "/nonexistent/dir/out.json"], "does not exist"),

@@ -48,9 +48,9 @@ class FreeMap:
         return self._outputs[gen], self._output_ngens[gen]
 
     def outputs(self, first: int, last: int) -> np.ndarray:
-        """d(g) for the generators first <= g < last as the packed rows of one array (p = 2), zero-padded to the
+        """d(g) for the generators first <= g < last as the rows of one array over the field, zero-padded to the
         widest."""
-        return stack([self._outputs[g] for g in range(first, last)])
+        return stack([self._outputs[g] for g in range(first, last)], self.field.dtype)
 
     def add_outputs(self, degree: int, vectors: np.ndarray, target_ngens: int) -> None:
         """Record d of the next generators (all of `degree`); vectors are packed over target_ngens' basis in

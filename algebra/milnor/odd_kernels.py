@@ -6,6 +6,9 @@ source of signs. Stage B multiplies the P-parts by Milnor matrices: weighted row
 sum_i x_ij = s_j, product P(T) with T_n the anti-diagonal sums and coefficient the product of the anti-diagonal
 multinomials mod p (Lucas, digit by digit: any carry makes it 0). The enumeration is a depth-first odometer
 over the interior cells; each product's index is found by binary search among its degree's sorted words.
+
+A `keep` filter (signature_filter) drops the products of every signature but one before their coefficient and index
+are found: Stage A's terms by their Q-part, Stage B's matrices by T's residues (Nassau's signature blocks).
 """
 from __future__ import annotations
 
@@ -76,6 +79,18 @@ def _index(word, deg, sorted_words, sorted_index, offsets):
     return sorted_index[lo]
 
 
+def signature_filter(nlen: int, q_mask: int = 0, q_want: int = 0, moduli: tuple[int, ...] = (),
+                     wants: tuple[int, ...] = ()) -> np.ndarray:
+    """The products kept: E & q_mask == q_want and t_i mod moduli[i] == wants[i] (the default keeps every product).
+    Layout: q_mask, q_want, then nlen moduli (1: any) and nlen residues."""
+    out = np.zeros(2 + 2 * nlen, dtype=np.int64)
+    out[0], out[1] = q_mask, q_want
+    out[2:2 + nlen] = 1
+    for i, (m, w) in enumerate(zip(moduli, wants)):
+        out[2 + i], out[2 + nlen + i] = m, w
+    return out
+
+
 _THREAD = threading.local()
 
 
@@ -102,9 +117,9 @@ def _allocate(nlen: int) -> tuple:
 
 @njit(cache=True, nogil=True)
 def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks, sorted_words, sorted_index,
-                     offsets, binom, col_map, ws):
-    """out[row, col0 + index(T)] += coef * (Q(E1)P(R) * Q(E2)P(S))_T mod p for every term T; returns the terms.
-    ws: workspace(len(shifts))."""
+                     offsets, binom, col_map, ws, keep):
+    """out[row, col0 + index(T)] += coef * (Q(E1)P(R) * Q(E2)P(S))_T mod p for every term T the filter `keep`
+    (signature_filter) keeps; returns the terms enumerated. ws: workspace(len(shifts))."""
     t_c, t_e, t_r, n_c, n_e, n_r, r, s, x, rem_row, rem_col, val, diag, tvec = ws
     nlen = shifts.shape[0]
     qmask = np.uint64((1 << q_bits) - 1)
@@ -155,7 +170,7 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
     # Stage B: each term's P-part times P(S) by Milnor matrices.
     terms = 0
     for a in range(count):
-        if t_c[a] == 0:
+        if t_c[a] == 0 or (t_e[a] & keep[0]) != keep[1]:
             continue
         m = 0
         for i in range(nlen):
@@ -195,22 +210,32 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
             # A complete matrix: T_d = sum of anti-diagonal d, coefficient = product of multinomials.
             b = t_c[a] * coef % p
             tlen = 0
-            for d in range(1, m + n + 1):
-                cnt = 0
+            kept = True
+            for d in range(1, max(nlen, m + n) + 1):
                 total = 0
-                for i2 in range(max(0, d - n), min(d, m) + 1):
-                    j2 = d - i2
-                    v = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
-                    diag[cnt] = v
-                    total += v
-                    cnt += 1
+                if d <= m + n:
+                    for i2 in range(max(0, d - n), min(d, m) + 1):
+                        j2 = d - i2
+                        total += rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
                 tvec[d - 1] = total
                 if total:
                     tlen = d
+                if d <= nlen and total % keep[1 + d] != keep[1 + nlen + d]:
+                    kept = False
+                    break
+            if kept:
+                for d in range(1, tlen + 1):
+                    if tvec[d - 1] == 0:
+                        continue
+                    cnt = 0
+                    for i2 in range(max(0, d - n), min(d, m) + 1):
+                        j2 = d - i2
+                        diag[cnt] = rem_row[i2] if j2 == 0 else (rem_col[j2] if i2 == 0 else x[i2, j2])
+                        cnt += 1
                     b = b * _multinomial(diag, cnt, p, binom) % p
                     if b == 0:
                         break
-            if b != 0:
+            if kept and b != 0:
                 word = np.uint64(t_e[a])
                 for d in range(tlen):
                     word |= np.uint64(tvec[d]) << np.uint64(shifts[d])
@@ -239,12 +264,12 @@ def pk_table(p, j):
 
 @njit(cache=True, nogil=True)
 def odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, term_coef,
-                     p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map, ws):
+                     p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map, ws, keep):
     made = 0
     for i in range(row_r.shape[0]):
         lst = row_terms[i]
         for t in range(term_start[lst], term_start[lst + 1]):
             made += odd_product_into(out, i, term_col[t], term_coef[t], row_r[i], term_s[t],
                                      row_deg[i] + term_sdeg[t], p, q_bits, shifts, masks, sorted_words,
-                                     sorted_index, offsets, binom, col_map, ws)
+                                     sorted_index, offsets, binom, col_map, ws, keep)
     return made

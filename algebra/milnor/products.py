@@ -28,6 +28,7 @@ from algebra.milnor.odd_kernels import (
     binomial_table,
     odd_batch_kernel,
     odd_product_into,
+    signature_filter,
     workspace,
 )
 from algebra.milnor.ppart import degree, pack
@@ -162,14 +163,15 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
     """XOR every product of the batch into `out` (rows x words), optionally through a column map.
 
     col_map (int64, one entry per full column, -1 to drop) restricts the output to a column mask; forbid
-    (milnor_kernels.signature_forbid) skips products of other signatures while enumerating. `tables`, from
+    (milnor_kernels.signature_forbid; at odd p odd_kernels.signature_filter) skips products of other signatures while
+    enumerating. `tables`, from
     FreeMap.term_tables for the batch's degree, gives each term's product table (no lookups in this batch).
     """
     if len(batch.row_r) == 0:
         return
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
     if basis.prime != 2:
-        _run_odd(out, batch, basis, cmap)
+        _run_odd(out, batch, basis, cmap, forbid)
         return
 
     def on_cpu(target: np.ndarray) -> None:
@@ -219,14 +221,18 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
     return done
 
 
-def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: np.ndarray) -> None:
-    """Add every product of the batch into the dense F_p rows `out` (p odd)."""
+def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: np.ndarray,
+             keep: np.ndarray | None) -> None:
+    """Add every product of the batch into the dense F_p rows `out` (p odd); keep (odd_kernels.signature_filter,
+    None: all) drops the products of other signatures early."""
     lay = basis.layout
+    if keep is None:
+        keep = signature_filter(len(lay.shifts))
     coef = np.ones(len(batch.term_s), dtype=np.uint8) if batch.term_coef is None else batch.term_coef
     made = odd_batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
                             batch.term_sdeg, batch.term_col, coef, basis.prime, lay.q_bits, lay.shifts,
                             lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
-                            binomial_table(basis.prime), cmap, workspace(len(lay.shifts)))
+                            binomial_table(basis.prime), cmap, workspace(len(lay.shifts)), keep)
     COUNTERS["batch_calls"] += 1
     COUNTERS["products"] += int(made)
 
@@ -239,7 +245,8 @@ def multiply_odd(basis: OddMilnorBasis, a: OddElement, b: OddElement) -> np.ndar
     row = np.zeros((1, basis.dimension(d)), dtype=np.uint8)
     odd_product_into(row, 0, 0, 1, np.uint64(lay.pack(*a)), np.uint64(lay.pack(*b)), d, basis.prime, lay.q_bits,
                      lay.shifts, lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
-                     binomial_table(basis.prime), np.zeros(0, dtype=np.int64), workspace(len(lay.shifts)))
+                     binomial_table(basis.prime), np.zeros(0, dtype=np.int64), workspace(len(lay.shifts)),
+                     signature_filter(len(lay.shifts)))
     return row[0]
 
 

@@ -12,6 +12,7 @@ from typing import Iterator
 
 import numpy as np
 
+from algebra.milnor.kernels import signature_forbid
 from algebra.milnor.ppart import FIELD_SHIFT, XI_DEGREES, pack
 
 
@@ -39,6 +40,10 @@ class Subalgebra:
 
     def signature_word(self, sig: tuple[int, ...]) -> int:
         return pack(sig)
+
+    def forbid(self, sig: tuple[int, ...] | None) -> np.ndarray:
+        """What the product kernel prunes when only products of signature sig (None: the zero one) are wanted."""
+        return signature_forbid(self.profile, () if sig is None else sig)
 
     def signatures(self, max_degree: int) -> Iterator[tuple[int, ...]]:
         """Nonzero signatures of degree <= max_degree, coordinate 0 fastest (Nassau's Lemma 2.4 order)."""

@@ -116,10 +116,10 @@ def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
 def run(args: argparse.Namespace) -> int:
     check_request(args, (args.json,), gpu=True)
     for name in (args.module, getattr(args, "target", None)):
-        if name is not None and read_spec(name).data.get("p", 2) != 2:
-            raise UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` lifts chain "
-                            "maps, which are implemented at p = 2 only (`nassau products` gives a_0 and h_0 at odd "
-                            "primes)")
+        if args.command != "map" and name is not None and read_spec(name).data.get("p", 2) != 2:
+            raise UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` is "
+                            "implemented at p = 2 only (`nassau products` gives a_0 and h_0 at odd primes, `nassau "
+                            "map` lifts module maps at every prime)")
     result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
               "steenrod": _steenrod}[args.command](args)
     if args.json:

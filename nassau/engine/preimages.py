@@ -19,9 +19,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from algebra.milnor.subalgebra import optimal_subalgebra
 from fp import QuasiInverse, quasi_inverse_with_identity
-from nassau.engine.nassau_step import nassau_qualifies, preimages_by_signature
+from nassau.engine.nassau_step import nassau_qualifies, preimages_by_signature, subalgebra_for
 from nassau.engine.standard import augmentation_matrix
 
 if TYPE_CHECKING:
@@ -88,7 +87,7 @@ class Preimages:
             tgt_ngens = self.target_ngens(s, t)
             a = res.differential(s).matrix(t, np.arange(fs.dimension(t, ngens), dtype=np.int64), tgt_ngens)
             width = res.free(s - 1).dimension(t, tgt_ngens)
-        qi = quasi_inverse_with_identity(a, width)
+        qi = quasi_inverse_with_identity(a, width, res.field)
         with self._lock:
             self.counters["reductions"] += 1
             size = qi.preimage.nbytes
@@ -102,7 +101,7 @@ class Preimages:
 
     def _by_signature(self, s: int, t: int, r: np.ndarray) -> np.ndarray:
         res = self.res
-        sub = optimal_subalgebra(s + 1, t - res.module.max_degree)
+        sub = subalgebra_for(res.module, s + 1, t)
         rem = r.copy()
         x = preimages_by_signature(res.differential(s), t, sub, rem, self.source_ngens(s, t), self.target_ngens(s, t),
                                    dense=True)

@@ -13,7 +13,7 @@ from algebra.unstable.module import UnstableModule, check_unstable
 from gpu import trace
 from nassau.engine.cofiber import CofiberSpec, Truncation, share_below
 from nassau.engine.errors import EngineError
-from nassau.engine.nassau_step import nassau_qualifies, step_nassau
+from nassau.engine.nassau_step import nassau_qualifies, standard_at, step_nassau
 from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -105,12 +105,15 @@ def compute(res: Resolution, region: Region, algorithm: str, s: int, t: int, sto
 
 def step(res: Resolution, algorithm: str, s: int, t: int, keep: bool = True) -> None:
     """One step of the algorithm at (s, t); keep: ker d_s may be read at (s + 1, t), so keep it where that step
-    reads it. Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon. Every other
-    algorithm (standard, change of rings, unstable) reads ker d_s at (s + 1, t)."""
-    if algorithm == "nassau" and s >= 2:
+    reads it. Nassau's steps at s >= 2 read no kernels; its s = 1 step still needs ker epsilon, and its standard
+    steps (odd p, no B but F_p) ker d_{s-1}. Every other algorithm (standard, change of rings, unstable) reads
+    ker d_s at (s + 1, t)."""
+    if algorithm != "nassau":
+        step_standard(res, s, t, keep_kernel=keep)
+    elif s >= 2 and not standard_at(res.module, s, t):
         step_nassau(res, s, t)
-    else:
-        step_standard(res, s, t, keep_kernel=keep and (algorithm != "nassau" or s == 0))
+    else:  # rows 0 and 1, and where Nassau's run takes the standard step (nassau_step.standard_at)
+        step_standard(res, s, t, keep_kernel=keep and (s == 0 or standard_at(res.module, s + 1, t)), relaxed=s >= 2)
 
 
 def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,

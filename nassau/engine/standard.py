@@ -98,17 +98,19 @@ def step0(res: Resolution, t: int, keep_kernel: bool = True) -> int:
     return len(outputs)
 
 
-def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True) -> int:
+def step_standard(res: Resolution, s: int, t: int, keep_kernel: bool = True, relaxed: bool = False) -> int:
     """(s, t): new generators of F_s in degree t from ker d_{s-1} modulo the image of d_s.
 
-    keep_kernel caches ker d_s in degree t for (s+1, t).
+    keep_kernel caches ker d_s in degree t for (s+1, t). relaxed: the step may run before (s - 1, t), as Nassau's
+    steps do (after (s, t - 1) and (s - 1, t - 1) only), so it reads F_{s-1}'s generators below t alone: d_s of
+    the old generators never reaches one of degree t (minimality), and ker d_{s-1} is found from those below t.
     """
     if s == 0:
         return step0(res, t, keep_kernel)
     fs, target = res.free(s), res.free(s - 1)
     ngens = fs.gens_below(t)
     n = fs.dimension(t, ngens)
-    target_ngens = target.gens_below(t + 1)
+    target_ngens = target.gens_below(t if relaxed else t + 1)
     ncols = target.dimension(t, target_ngens)
     if n == 0 and ncols == 0:  # F_s and F_{s-1} vanish in degree t (most jobs over A(1)): nothing to reduce
         cycles(res, s, t)  # the empty ker d_{s-1} kept for this job

@@ -1,6 +1,7 @@
 """Chain maps between resolutions, lifted generator by generator through the target's preimages (REFERENCE-PRODUCTS 1).
 
-f: F -> G of shift (s_f, t_f) is one FreeMap F_s -> G_{s - s_f} per input filtration s >= s_f, lowering internal
+f: F -> G of shift (s_f, t_f) is one FreeMap F_s -> G_{s - s_f} per input filtration s >= s_f (over the resolutions'
+field: F2 or F_p), lowering internal
 degrees by t_f. It starts from given data on F_{s_f}: for each generator an element of the module N that G
 resolves, in degree t - t_f, lifted through epsilon. Above that, a generator x of F_s in degree t goes to a
 preimage under d^G of f_{s-1}(d x), so that d f = f d. The data say which map: a class of Ext (`from_class`), a
@@ -23,7 +24,6 @@ from collections.abc import Callable
 import numpy as np
 
 from algebra.free.free_map import FreeMap
-from fp import from_bool
 from nassau.engine.preimages import LiftError, Preimages
 from nassau.engine.region import BidegreeST, Region
 from nassau.engine.resolution import Resolution
@@ -77,7 +77,7 @@ class ChainMap:
         def initial(t: int) -> np.ndarray:
             first, last = f0.gens_below(t), f0.gens_below(t + 1)
             eps = np.array(source.augmentation[first:last], dtype=np.int64).reshape(last - first, -1)
-            return ((eps @ matrix(t).astype(np.int64)) % 2).astype(np.uint8)
+            return ((eps @ matrix(t).astype(np.int64)) % target.field.p).astype(np.uint8)
 
         return cls(source, target, (0, -degree), initial, region, name)
 
@@ -132,12 +132,13 @@ class ChainMap:
         gs = self.target.free(g_s)
         g_first, g_last = gs.gens_below(tt), gs.gens_below(tt + 1)
         out = np.zeros((g_last - g_first, last - first), dtype=np.uint8)
+        packed = self.target.field.p == 2
         for i in range(first, last):
             vec, ngens = fm.output(i)
             if ngens <= g_first:
                 continue
             cols = gs.offsets(tt, ngens)[g_first:g_last]
-            out[:, i - first] = (vec[cols >> 6] >> (cols & 63).astype(np.uint64)) & np.uint64(1)
+            out[:, i - first] = (vec[cols >> 6] >> (cols & 63).astype(np.uint64)) & np.uint64(1) if packed else vec[cols]
         return out
 
     # -- one input bidegree ---------------------------------------------------------------------------
@@ -163,7 +164,7 @@ class ChainMap:
         g_s, tt = s - self.s_shift, self.out_degree(t)
         if g_s == 0:
             rows = self.initial(t)
-            return from_bool(rows.astype(bool).reshape(last - first, self.target.module.dimension(tt)))
+            return self.target.field.from_ints(rows.reshape(last - first, self.target.module.dimension(tt)))
         dx = self.source.differential(s).outputs(first, last)
         return self.free_map(s - 1).apply(t, dx, preimages.target_ngens(g_s, tt))
 
@@ -186,7 +187,7 @@ class ChainMap:
         """Zero images for every generator of F_s in degrees start..last."""
         fs = self.source.free(s)
         count = fs.gens_below(last + 1) - fs.gens_below(start)
-        self.free_map(s).add_outputs(start, np.zeros((count, 0), dtype=np.uint64), 0)
+        self.free_map(s).add_outputs(start, self.target.field.zeros(count, 0), 0)
         self.lifted[s] = last
 
     def record(self, s: int, t: int, images: np.ndarray, ngens: int) -> None:
@@ -228,7 +229,7 @@ def _lift_group(maps: list[ChainMap], preimages: Preimages, threads: int) -> Non
             if count and not m._goes_to_zero(s, t):
                 live.append((m, s, t, count))
             else:
-                m.record(s, t, np.zeros((count, 0), dtype=np.uint64), 0)
+                m.record(s, t, m.target.field.zeros(count, 0), 0)
         if not live:
             return
         images = preimages(gs, tt, np.concatenate([m.cycles(s, t, preimages) for m, s, t, _ in live]))
