@@ -11,7 +11,7 @@ from functools import lru_cache
 import numpy as np
 
 from .m4ri import row_reduce, small_kernel
-from .masked import gather_columns, scatter_columns
+from .masked import any_in_columns, gather_columns, scatter_columns
 from .matmul import gf2_addmul, gf2_matmul
 from .modp import addmul_modp, check_dense, image_and_kernel_modp, row_reduce_modp, small_quasi_inverse_modp
 from .packed import WORD_BITS, check_matrix, from_bool, to_bool, words
@@ -83,6 +83,14 @@ class F2:
     def negate(self, a: np.ndarray) -> np.ndarray:
         return a
 
+    def subtract(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """a - b, a new matrix."""
+        return a ^ b
+
+    def any_in(self, a: np.ndarray, cols: np.ndarray) -> bool:
+        """Whether some row of `a` is nonzero in one of the columns `cols`."""
+        return any_in_columns(a, cols)
+
     def from_ints(self, a: np.ndarray) -> np.ndarray:
         return from_bool(np.asarray(a) % 2 != 0)
 
@@ -153,6 +161,14 @@ class PrimeField:
 
     def negate(self, a: np.ndarray) -> np.ndarray:
         return ((self.p - a.astype(np.int64)) % self.p).astype(np.uint8)
+
+    def subtract(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """a - b, a new matrix."""
+        return ((a.astype(np.int64) - b) % self.p).astype(np.uint8)
+
+    def any_in(self, a: np.ndarray, cols: np.ndarray) -> bool:
+        """Whether some row of `a` is nonzero in one of the columns `cols`."""
+        return bool(a[:, np.asarray(cols, dtype=np.int64)].any())
 
     def from_ints(self, a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(np.asarray(a, dtype=np.int64) % self.p, dtype=np.uint8)

@@ -27,7 +27,7 @@ from algebra.milnor.odd_subalgebra import OddSubalgebra, optimal_odd_subalgebra
 from algebra.milnor.products import TermTables
 from algebra.milnor.subalgebra import Subalgebra, optimal_subalgebra
 from algebra.module.interface import Module
-from fp import F2, QuasiInverse, any_in_columns, quasi_inverse_with_identity, reduce_with_identity
+from fp import F2, PrimeField, QuasiInverse, quasi_inverse_with_identity, reduce_with_identity
 from nassau.engine.prefetch import Prefetch, helped
 
 if TYPE_CHECKING:
@@ -96,21 +96,11 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     if count:
         # 3. Corrections, signature by signature (the zero-signature part of d(x) is already zero).
         dx = d_prev.apply(t, x, ng_n, tables)
-        x = subtract(f, x, preimages_by_signature(d_prev, t, sub, dx, ng_t, ng_n, tables))
+        x = f.subtract(x, preimages_by_signature(d_prev, t, sub, dx, ng_t, ng_n, tables))
         if dx.any():
             raise AssertionError(f"Nassau step ({s}, {t}) over {sub.describe()} left a nonzero boundary")
     res.add_generators(s, t, x, ng_t)
     return count
-
-
-def subtract(f: F2, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """x - y over the field (x ^ y over F2)."""
-    return x ^ y if f.p == 2 else (x.astype(np.int64) + f.negate(y)) % f.p
-
-
-def nonzero_on(f: F2, rem: np.ndarray, cols: np.ndarray) -> bool:
-    """Whether some row of rem is nonzero on the columns `cols`."""
-    return any_in_columns(rem, cols) if f.p == 2 else bool(rem[:, cols].any())
 
 
 def signature_block(d: FreeMap, t: int, sub: Subalgebra | OddSubalgebra, sig: tuple | None, rows: np.ndarray,
@@ -160,12 +150,12 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
         at = 0
         for rows, cols in blocks:
             part, at = image[at:at + len(rows)], at + len(rows)
-            if nonzero_on(f, rem, cols):
+            if f.any_in(rem, cols):
                 block_inverse(f, part, cols).correct(rem, cols, rows, part, y)
         return y
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks]) as pieces:
         for i, (rows, cols) in enumerate(blocks):
-            if not nonzero_on(f, rem, cols):
+            if not f.any_in(rem, cols):
                 pieces.drop(i)
                 continue
             inverse, image = pieces.take(i)
@@ -181,6 +171,6 @@ def signature_rows(d: FreeMap, t: int, ngens: int, rows: np.ndarray, cols: np.nd
     return block_inverse(d.field, image, cols), image
 
 
-def block_inverse(f: F2, image: np.ndarray, cols: np.ndarray) -> QuasiInverse:
+def block_inverse(f: F2 | PrimeField, image: np.ndarray, cols: np.ndarray) -> QuasiInverse:
     """A quasi-inverse of the block of a signature's rows of d (image) on that signature's columns."""
     return quasi_inverse_with_identity(f.gather(image, cols), len(cols), f)
