@@ -79,6 +79,10 @@ class DegreeComplex:
 
     def _reduce(self) -> None:
         n = len(self.cells)
+        if self.quotient:  # delta = 0 mod tau: every cell is a class, tau kills it
+            self.killer = {i: None for i in range(n)}
+            self.rep = np.eye(n, dtype=np.uint8)
+            return
         r = self.delta.copy()
         v = np.eye(n, dtype=np.uint8)
         low_of: dict[int, int] = {}
@@ -97,7 +101,7 @@ class DegreeComplex:
                 low_of[int(nz[-1])] = j
         for i in range(n):
             if not r[:, i].any():
-                j = None if self.quotient else low_of.get(i)
+                j = low_of.get(i)
                 self.killer[i] = j
                 self.rep[i] = v[:, i] if j is None else r[:, j]
 
