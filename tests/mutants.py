@@ -49,6 +49,22 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("motivic: the rows after the cycles at equal weight", "nassau/engine/motivic.py",
+           (literal("order = np.lexsort((kind, -all_weights))", "order = np.lexsort((-kind, -all_weights))"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: relations left in the elimination's order", "nassau/engine/motivic.py",
+           (literal("basis = f.scatter(relations.basis[keep], order, n + m)", "basis = relations.basis[keep]"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: a stem-shaped region resolved as it is", "nassau/engine/motivic.py",
+           (literal("return Region(max_s=region.max_s, min_degree=region.min_degree, max_t=region.t_limit)",
+                    "return region"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: weight of Sq^(2k-1) as Sq^(2k)", "algebra/milnor/motivic_weight.py",
+           (literal("(r % 2) * _TAU[i]", "(r % 2) * _XI[i] // 2"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: a torsion class read as tau-free", "nassau/products/motivic_ext.py",
+           (literal("                j = low_of.get(i)\n", "                j = None\n"),),
+           ("tests/test_motivic.py",)),
     Mutant("store: BLAKE2b check deleted", "nassau/store/save_dir.py",
            (literal('        if hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:\n'
                     '            raise ValueError("checksum mismatch (corrupt or truncated)")\n', ""),),

@@ -156,6 +156,12 @@ def test_relations_h0_h1_and_h0_squared_h2(sphere: MotivicExt) -> None:
     assert top == h1_3 and p == 0
 
 
+def test_top_stem_needs_the_column_below() -> None:
+    """A generator at the top stem of a stem-shaped region: (20, 7, 13) covers tau y - x for a generator y of F_6 in
+    the same degree, at stem 21, which the run must resolve too (motivic_region)."""
+    assert len(motivic_ext("S_2", 20, 7).find(20, 7, 13)) == 1
+
+
 def test_ctau_has_a_class_per_generator() -> None:
     """Ext_{A^C}(M_2, M_2/tau) = Hom(F_s, F_2): one class per generator of the minimal resolution (its differential
     is tau times something), tau acting as zero; h1^4, zero there once tau is, is a class again."""

@@ -19,7 +19,7 @@ from charts.model import Chart
 from charts.text import graded_dimension_string
 from nassau.api.progress import Reporter
 from nassau.engine.errors import EngineError
-from nassau.engine.motivic import MotivicResolution, resolve_motivic
+from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve as resolve_classical
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
@@ -69,15 +69,26 @@ class MotivicRun:
         return {(t - s, s): k for (s, t), k in free.items() if self.region.contains(s, t)}
 
     def chart(self) -> Chart:
-        """The tau-free generators as a chart (one dot per tau-tower): the classical chart, by the theorem."""
+        """The tau-free generators as a chart (one dot per tau-tower): the classical chart, by the theorem. With
+        M_2/tau coefficients, where nothing is tau-free, every class (summed over the weights)."""
         r = self.region
-        return Chart(module=f"{self.module.name} (C-motivic, tau-free)", prime=2, algorithm="motivic",
+        if self.module.tau_quotient:
+            dims: dict[tuple[int, int], int] = {}
+            for c in self.ext.classes:
+                if self.region.contains(c.s, c.t):
+                    dims[(c.stem, c.s)] = dims.get((c.stem, c.s), 0) + 1
+        else:
+            dims = {b: k for b, k in self.tau_free_dims.items() if k}
+        return Chart(module=f"{self.module.name} (C-motivic)", prime=2, algorithm="motivic",
                      max_stem=r.chart_max_stem, max_s=r.max_s, min_degree=r.min_degree, rows=r.chart_rows(),
-                     dims={b: k for b, k in self.tau_free_dims.items() if k})
+                     dims=dims)
 
     def tau_inverted_mismatches(self) -> list[tuple[int, int, int, int]]:
         """(stem, s, tau-free count, classical dim) wherever they differ, against a classical run of the same
         region (empty: inverting tau gives the classical chart, as it must)."""
+        if self.module.tau_quotient:
+            raise EngineError(f"{self.module.name} has M_2/tau coefficients: inverting tau gives zero, not the "
+                              "classical chart (--tau-inverted checks a module with M_2 coefficients)")
         classical = resolve_classical(self.module.module, self.region, "standard").dims()
         free = self.tau_free_dims
         return [(t - s, s, free.get((t - s, s), 0), k) for (s, t), k in sorted(classical.items())
@@ -95,8 +106,9 @@ class MotivicRun:
 
     def text(self) -> str:
         """The tau-free chart, then one line per generator: (stem, s, weight), its torsion, h0..h3 times it."""
-        lines = [f"{self.module.name} over A^C (C-motivic), {self.region.describe()}: tau-free generators "
-                 "(inverting tau gives the classical chart)", graded_dimension_string(self.chart()).rstrip("\n"),
+        what = ("every class, summed over the weights (M_2/tau coefficients: tau acts as zero)"
+                if self.module.tau_quotient else "tau-free generators (inverting tau gives the classical chart)")
+        lines = [f"{self.module.name} over A^C (C-motivic), {self.region.describe()}: {what}", graded_dimension_string(self.chart()).rstrip("\n"),
                  "", "generators (stem, s, weight); h_i x as sums of tau^k y; ? outside the region"]
         for c in self.generators:
             prods = "  ".join(f"{op} {self.product_text(self.product(op, c))}" for op in OPS)
@@ -122,7 +134,8 @@ class MotivicRun:
 
 def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
                 max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None) -> MotivicRun:
-    """Resolve M^C through the region (s <= max_s + 1 inside, for the top row's torsion); ModuleError, RegionError
+    """Resolve M^C through the region (s <= max_s + 1 inside, for the top row's torsion, and the rectangle around it
+that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError, RegionError
     or EngineError (one line each) on bad input."""
     for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
                         ("threads", threads)):
@@ -141,6 +154,6 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
 def motivic_size(stem: int | None, max_t: int | None, max_s: int) -> int:
     """Bidegrees a run computes (its progress bar's length); 0 where the region is bad (the run says why)."""
     try:
-        return len(Region(max_s=max_s + 1, min_degree=0, max_stem=stem, max_t=max_t).bidegrees())
+        return len(motivic_region(Region(max_s=max_s + 1, min_degree=0, max_stem=stem, max_t=max_t)).bidegrees())
     except EngineError:
         return 0

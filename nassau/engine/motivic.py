@@ -95,18 +95,6 @@ def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: np.ndarray, c
     return fresh, f.gather(basis, columns), weights[pivots[keep]]
 
 
-def weighted_kernel(res: MotivicResolution, s: int, t: int) -> tuple[np.ndarray, np.ndarray]:
-    """ker d_s (ker epsilon at s = 0) in degree t with weights: the kept one, or computed now from all the generators
-    of degree <= t (over A^C those of degree t may meet it: d(y) = v with tau v in the image)."""
-    kept = res.weighted_kernels.pop((s, t), None)
-    if kept is not None:
-        return kept
-    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1), below=t + 1)
-    none = res.field.zeros(0, ncols)
-    _, basis, kernel_weights = reduce_weighted(rows, weights, none, np.zeros(0, dtype=np.int64), ncols, res)
-    return basis, kernel_weights
-
-
 def _matrix(res: MotivicResolution, s: int, t: int, ngens: int, below: int) -> tuple[np.ndarray, np.ndarray, int]:
     """d_s (epsilon at s = 0) in degree t on the first ngens generators of F_s, into F_{s-1}'s generators of degree
     < below (the module at s = 0), with the rows' weights and the number of columns."""
@@ -128,7 +116,7 @@ def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tru
         cycles, cycle_weights = res.field.identity(ncols), res.motivic.weight(t)
         target_ngens = 0
     else:
-        cycles, cycle_weights = weighted_kernel(res, s - 1, t)
+        cycles, cycle_weights = res.weighted_kernels.pop((s - 1, t))  # kept by (s - 1, t), a dependency
         cycles = pad_columns(cycles, ncols, res.field)
         target_ngens = res.free(s - 1).gens_below(t + 1)
     fresh, kernel, kernel_weights = reduce_weighted(rows, weights, cycles, cycle_weights, ncols, res)
@@ -142,15 +130,25 @@ def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tru
     return int(fresh.sum())
 
 
+def motivic_region(region: Region) -> Region:
+    """What a run must resolve to know the region: the rectangle t <= T, s <= S around it. Over A, (s + 1, t) needs
+    only ker d_s on the generators below t; over A^C a generator y of degree t may meet that kernel (tau y - x), so
+    (s + 1, t) needs (s, t) and, down the column, every (s', t) with s' <= s. A stem-shaped region's top stem would
+    miss generators (S_2 through stem 20, s <= 8: the one at (20, 7, 13))."""
+    return Region(max_s=region.max_s, min_degree=region.min_degree, max_t=region.t_limit)
+
+
 def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,
                     res: MotivicResolution | None = None) -> MotivicResolution:
-    """Every bidegree of the region not already in `res`: the standard order, (s, t) after (s, t-1) and (s-1, t)."""
+    """Every bidegree of motivic_region(region) not already in `res`: the standard order, (s, t) after (s, t-1) and
+    (s-1, t), each kernel kept for the next filtration."""
     res = MotivicResolution(motivic) if res is None else res
-    res.algebra.extend(region.t_limit - res.min_degree + 1)
-    jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
+    whole = motivic_region(region)
+    res.algebra.extend(whole.t_limit - res.min_degree + 1)
+    jobs = [b for b in whole.bidegrees() if not res.is_done(*b)]
 
     def work(s: int, t: int) -> None:
-        step_motivic(res, s, t, keep_kernel=region.contains(s + 1, t))
+        step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
 
     run_jobs(jobs, lambda s, t: [(s, t - 1), (s - 1, t)], work, threads, on_done)
     return res
