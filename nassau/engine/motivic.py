@@ -3,26 +3,35 @@
 A^C is free over F_2[tau] on the Milnor basis with weights (algebra.milnor.motivic_weight), so in each internal
 degree t a free A^C-module is a free graded F_2[tau]-module, and a basis element b of weight w(b) spans
 tau^{k} b in weight w(b) + k. Setting tau = 1 identifies weight w of such a module with the span V_{<= w} of the basis
-elements of weight <= w: a graded submodule is an increasing family of subspaces. The classical matrix of d_s
+elements of weight <= w: a graded submodule is an increasing family of subspaces. The classical matrix D of d_s
 (entry between weights a >= b meaning tau^{a - b}) then gives, in weight w,
-  the image:  D(rows of weight <= w),            the kernel:  ker D meet (rows of weight <= w),
-so both are filtrations that ordinary F_2 elimination finds when the rows come in weight order:
-- ker d_s: reduce [D | I] with the rows by decreasing weight. The RREF kernel's vector with pivot row p has all
-  its other rows after p, so it lies in weight w(p), and the vectors of pivot weight <= w span the kernel in
-  weight w (a kernel vector's coefficient at each pivot is that basis vector's): a basis adapted to the filtration.
-- new generators at (s, t): ker d_{s-1} needs, in weight w, a basis of K_w / (I_w + K_{w-1}) (I the image of the
-  old generators). Take the rows and the kernel basis together by increasing weight (the rows first at a weight):
-  a kernel vector independent of those before it is a new generator of its weight, and nothing else is.
-Both are one reduction (reduce_weighted). Unlike over A, a new generator y of degree t may meet ker d_s in degree t
-(d(y) = v with tau v = d(x): then tau y - x is a cycle), so that kernel is taken over the new generators too.
+  the image:  D(rows of weight <= w),            the kernel:  ker D meet (rows of weight <= w).
+A step (s, t) must find the new generators, a basis of K_w / (I_w + K_{w-1}) in each weight w (K = ker d_{s-1},
+I the image of the old generators), and ker d_s for the next filtration. Both come from small eliminations:
+- K comes as a basis k_i adapted to the weights (K_w = span of the k_i of weight <= w) in reduced form: k_i has a
+  1 at its pivot column p_i where every other k_j has a 0. So a vector of K has coordinates (its entries at the
+  pivots) in that basis, and a row of weight w has coordinates on the k_i of weight <= w only (it lies in I_w, inside
+  K_w). Call C the rows' coordinates (the classical matrix's pivot columns).
+- Modulo K_{w-1} only the coordinates of weight w count, and only the rows of weight exactly w have any there; so
+  the new generators of weight w are the coordinates of weight w that are no pivot of those rows' block of C: one
+  small elimination per weight.
+- ker d_s on the old basis and the new generators y_i (d(y_i) = k_i): (a, b) with a C = b on the new generators'
+  coordinates and 0 elsewhere, so a runs over ker C' (C' = C without the new generators' columns) and b = a C.
+  Reducing [C' | I] with the rows by decreasing weight gives an RREF kernel whose vector with pivot row p has its
+  other rows after p, of weight <= w(p): a basis adapted to the weights, reduced at its pivots, as the next step
+  needs. C' has at most as many columns as D has rank, so this reduction is smaller than the classical [D | I].
+Unlike over A, a new generator y may meet ker d_s (d(y) = v with tau v = d(x): tau y - x is a cycle): that is b.
 So the resolution is minimal over the graded ring F_2[tau] (d lands in tau F + A^C_{>0} F), its Hom complex into
 M_2 has differentials tau^k, k >= 1, and Ext is that complex's homology (nassau.products.motivic_ext). A naive twin
-that works weight by weight (tests/oracles/motivic.py) checks this step on the same inputs.
+that works weight by weight (tests/oracles/motivic.py) checks this step on random inputs, and the resolution's
+exactness in every weight.
 
 Nassau's algorithm is not used here: its signature blocks split the columns by a sub-Hopf algebra quotient, and
 keeping the weight filtration through its quasi-inverses is not done; the standard step is.
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -32,18 +41,29 @@ from fp import reduce_with_identity
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.scheduler import run_jobs
-from nassau.engine.standard import augmentation_matrix, pad_columns
+from nassau.engine.standard import augmentation_matrix
+
+
+@dataclass(frozen=True)
+class Cycles:
+    """A basis of ker d_s in one degree adapted to the weights: packed rows over F_s's basis, each vector's weight,
+    and its pivot column, where it has a 1 and every other vector a 0."""
+
+    basis: np.ndarray
+    weights: np.ndarray
+    pivots: np.ndarray
 
 
 class MotivicResolution(Resolution):
     """A resolution of M^C: the classical state, each generator's weight (`weights[s]`, in generator order) and the
-    kernels kept for the next filtration with their weights."""
+    kernels kept for the next filtration."""
 
     def __init__(self, motivic: MotivicModule) -> None:
         super().__init__(motivic.module, "standard")
         self.motivic = motivic
         self.weights: list[list[int]] = []
-        self.weighted_kernels: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self.cycles: dict[tuple[int, int], Cycles] = {}
+        self._algebra_weights: dict[int, np.ndarray] = {}
 
     def gen_weights(self, s: int) -> np.ndarray:
         with self._lock:
@@ -55,54 +75,58 @@ class MotivicResolution(Resolution):
         with self._lock:
             while len(self.weights) <= s:
                 self.weights.append([])
-            self.weights[s].extend(int(w) for w in weights)
+            self.weights[s].extend(int(w) for w in weights)  # before the generators: never fewer weights than them
         self.add_generators(s, t, outputs, target_ngens)
+
+    def algebra_weights(self, d: int) -> np.ndarray:
+        found = self._algebra_weights.get(d)
+        if found is None:
+            found = self._algebra_weights[d] = degree_weights(self.algebra, d)
+        return found
 
     def row_weights(self, s: int, t: int, ngens: int) -> np.ndarray:
         """The weight of each basis element P(R) g of F_s in degree t, over its first ngens generators."""
-        fs = self.free(s)
+        degrees = self.free(s).gen_degrees
         gw = self.gen_weights(s)
-        parts = [degree_weights(self.algebra, t - int(fs.gen_degrees[g])) + gw[g] for g in range(ngens)]
+        parts = [self.algebra_weights(t - int(degrees[g])) + gw[g] for g in range(ngens)]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: np.ndarray, cycle_weights: np.ndarray,
-                    ncols: int, res: Resolution) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One step's elimination. rows: d on F_s's old basis in degree t (packed, with weights); cycles: a
-    filtration-adapted basis of what F_s must cover (ker d_{s-1}, with weights). Returns the new generators (a mask
-    over the cycles: those independent of the rows and cycles of lower weight, the rows first at equal weight) and
-    ker d_s on the old basis and the new generators (packed over both, new ones last) as an adapted basis with
-    its weights.
-
-    All vectors are reduced together, by decreasing weight (cycles before rows at a weight): an RREF relation's pivot
-    is its vector of highest weight, the last in increasing order, so the pivots are the vectors dependent on those
-    before them. The relations whose pivot is a row have zeros at the other pivots, the dependent cycles: they span
-    the relations among the rows and the new generators, adapted to the weights."""
+def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles, res: Resolution
+                    ) -> tuple[np.ndarray, Cycles]:
+    """One step's elimination (see the module's docstring). rows: d on F_s's old basis in degree t (packed, with
+    weights), each in the span of the cycles of weight <= its own. Returns the new generators (a mask over the
+    cycles) and ker d_s over the old basis and the new generators (new ones last) as the next step's Cycles."""
     f = res.field
-    n, m = len(weights), len(cycle_weights)
-    vectors = np.concatenate([rows, cycles]) if n else cycles
-    kind = np.concatenate([np.ones(n, dtype=np.int64), np.zeros(m, dtype=np.int64)])
-    all_weights = np.concatenate([weights, cycle_weights])
-    order = np.lexsort((kind, -all_weights))
-    _, relations = reduce_with_identity(vectors[order], ncols, f)
-    pivots = order[relations.pivots]
-    dependent = np.zeros(n + m, dtype=bool)
-    dependent[pivots] = True
-    fresh = ~dependent[n:]
-    keep = pivots < n
-    basis = f.scatter(relations.basis[keep], order, n + m)
-    columns = np.concatenate([np.arange(n, dtype=np.int64), n + np.nonzero(fresh)[0]])
-    return fresh, f.gather(basis, columns), weights[pivots[keep]]
+    n, m = len(weights), len(cycles.weights)
+    coords = f.gather(rows, cycles.pivots)  # n x m: each row in the cycle basis
+    bits = f.to_ints(coords, m).astype(bool)
+    fresh = np.ones(m, dtype=bool)
+    for w in np.unique(cycles.weights):
+        here = np.nonzero(cycles.weights == w)[0]
+        block = bits[np.ix_(weights == w, here)]
+        if len(block):
+            pivots, _ = reduce_with_identity(f.from_ints(block), len(here), f)
+            fresh[here[pivots]] = False
+    order = np.argsort(-weights, kind="stable")
+    old = np.nonzero(~fresh)[0]
+    _, relations = reduce_with_identity(f.gather(coords, old)[order] if n else coords, len(old), f)
+    a = f.scatter(relations.basis, order, n) if n else relations.basis
+    new = np.nonzero(fresh)[0]
+    b = f.matmul(a, f.gather(coords, new), n, len(new)) if n else f.zeros(len(a), len(new))
+    basis = f.scatter(a, np.arange(n), n + len(new)) | f.scatter(b, n + np.arange(len(new)), n + len(new))
+    pivots = order[relations.pivots] if n else np.zeros(0, dtype=np.int64)
+    return fresh, Cycles(basis, weights[pivots], pivots)
 
 
-def _matrix(res: MotivicResolution, s: int, t: int, ngens: int, below: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndarray, np.ndarray, int]:
     """d_s (epsilon at s = 0) in degree t on the first ngens generators of F_s, into F_{s-1}'s generators of degree
-    < below (the module at s = 0), with the rows' weights and the number of columns."""
+    <= t (the module at s = 0), with the rows' weights and the number of columns."""
     weights = res.row_weights(s, t, ngens)
     if s == 0:
         return augmentation_matrix(res, t, ngens), weights, res.module.dimension(t)
     target = res.free(s - 1)
-    target_ngens = target.gens_below(below)
+    target_ngens = target.gens_below(t + 1)
     ncols = target.dimension(t, target_ngens)
     d = res.differential(s)
     return d.matrix(t, np.arange(len(weights), dtype=np.int64), target_ngens), weights, ncols
@@ -110,23 +134,20 @@ def _matrix(res: MotivicResolution, s: int, t: int, ngens: int, below: int) -> t
 
 def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> int:
     """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)."""
-    ngens = res.free(s).gens_below(t)
-    rows, weights, ncols = _matrix(res, s, t, ngens, below=t + 1)
+    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t))
     if s == 0:
-        cycles, cycle_weights = res.field.identity(ncols), res.motivic.weight(t)
-        target_ngens = 0
+        cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), np.arange(ncols, dtype=np.int64))
     else:
-        cycles, cycle_weights = res.weighted_kernels.pop((s - 1, t))  # kept by (s - 1, t), a dependency
-        cycles = pad_columns(cycles, ncols, res.field)
-        target_ngens = res.free(s - 1).gens_below(t + 1)
-    fresh, kernel, kernel_weights = reduce_weighted(rows, weights, cycles, cycle_weights, ncols, res)
+        cycles = res.cycles.pop((s - 1, t))  # kept by (s - 1, t), a dependency
+    fresh, kernel = reduce_weighted(rows, weights, cycles, res)
     if keep_kernel:
         with res._lock:
-            res.weighted_kernels[(s, t)] = (kernel, kernel_weights)
-    outputs = cycles[fresh]
+            res.cycles[(s, t)] = kernel
+    outputs = cycles.basis[fresh]
     if s == 0:
         outputs = res.field.to_ints(outputs, ncols).astype(np.uint8)
-    res.add_weighted(s, t, outputs, cycle_weights[fresh], target_ngens)
+    target_ngens = res.free(s - 1).gens_below(t + 1) if s else 0
+    res.add_weighted(s, t, outputs, cycles.weights[fresh], target_ngens)
     return int(fresh.sum())
 
 

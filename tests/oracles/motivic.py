@@ -69,5 +69,5 @@ def _full(res, s: int, t: int) -> tuple[np.ndarray, np.ndarray, int]:
     """d_s (epsilon at s = 0) in degree t on every generator of degree <= t, as bool rows, with the row weights."""
     from nassau.engine.motivic import _matrix
 
-    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1), below=t + 1)
+    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1))
     return to_bool(rows, ncols), weights, ncols
