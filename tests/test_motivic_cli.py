@@ -75,3 +75,19 @@ def test_api_refuses_what_a_motivic_run_does_not_take() -> None:
         nassau.resolve("S_2", stem=10, motivic=True, d2=True, progress=False)
     with pytest.raises(EngineError, match="max_weight goes with motivic"):
         nassau.resolve("S_2", stem=10, max_weight=3, progress=False)
+
+
+def test_svg_colours_dots_by_torsion(tmp_path: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    from charts.motivic_svg import torsion_colour
+
+    path = tmp_path / "m.svg"
+    out = run_cli("resolve", "S_2", "--motivic", "--stem", "12", "--max-s", "6", "--svg", str(path), "--threads", "1",
+                  "--quiet")
+    assert out.returncode == 0
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    circles = ET.parse(path).getroot().findall(".//svg:circle", ns)
+    fills = {c.find("svg:title", ns).text: c.get("style") for c in circles}
+    assert len(fills) == len([line for line in out.stdout.decode().splitlines() if line.startswith("(")])
+    assert torsion_colour(1) in fills["(4, 4, 4) tau^1-torsion"] and torsion_colour(None) in fills["(1, 1, 1) tau-free"]

@@ -16,6 +16,7 @@ from functools import cached_property
 
 from algebra.module.motivic import MotivicModule, load_motivic
 from charts.model import Chart
+from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_svg
 from charts.text import graded_dimension_string
 from nassau.api.progress import Reporter
 from nassau.engine.errors import EngineError
@@ -127,6 +128,22 @@ class MotivicRun:
                                 "products": {op: terms(self.product(op, c)) for op in OPS}}
                                for c in self.generators],
                 "tau_free": [[n, s, k] for (n, s), k in sorted(self.tau_free_dims.items()) if k]}
+
+    def motivic_chart(self) -> MotivicChart:
+        """The generators and their h0, h1, h2 lines as charts.motivic_svg draws them."""
+        index = {c: k for k, c in enumerate(self.generators)}
+        lines = []
+        for c in self.generators:
+            for op in LINE_OPS:
+                for y, k in self.product(op, c) or []:
+                    if y in index:
+                        lines.append((op, index[c], index[y], k))
+        r = self.region
+        return MotivicChart(self.module.name, r.chart_max_stem, r.max_s, r.min_degree,
+                            [MotivicDot(c.stem, c.s, c.weight, c.torsion) for c in self.generators], lines)
+
+    def svg(self) -> str:
+        return to_motivic_svg(self.motivic_chart())
 
     def json_text(self) -> str:
         return json.dumps(self.to_json(), indent=1) + "\n"
