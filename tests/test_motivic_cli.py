@@ -52,7 +52,7 @@ def test_api_and_threads_agree() -> None:
     (["Joker", "--motivic", "--stem", "10"], "give a 'weights' field"),
     (["tmf2", "--motivic", "--stem", "10"], "finite modules over the whole algebra"),
     (["S_2", "--motivic", "--stem", "10", "--d2"], "--d2 does not go with --motivic"),
-    (["S_2", "--motivic", "--stem", "10", "--save-dir", "x"], "--save-dir does not go with --motivic"),
+    (["S_2", "--motivic", "--stem", "10", "--processes"], "--processes does not go with --motivic"),
     (["S_2", "--stem", "10", "--tau-inverted"], "go with --motivic"),
 ])
 def test_bad_input_is_one_line(args: list[str], needle: str) -> None:
@@ -91,3 +91,28 @@ def test_svg_colours_dots_by_torsion(tmp_path: Path) -> None:
     fills = {c.find("svg:title", ns).text: c.get("style") for c in circles}
     assert len(fills) == len([line for line in out.stdout.decode().splitlines() if line.startswith("(")])
     assert torsion_colour(1) in fills["(4, 4, 4) tau^1-torsion"] and torsion_colour(None) in fills["(1, 1, 1) tau-free"]
+
+
+def generators_of(out) -> list[str]:
+    return sorted(line.split("  ")[0] + line.split()[3] for line in out.stdout.decode().splitlines()
+                  if line.startswith("("))
+
+
+def test_save_and_resume(tmp_path: Path) -> None:
+    """A saved run resumes to the same chart; a larger region resumed from it (its top row's kernels recomputed)
+    and a run whose last bidegree files were lost give what a fresh run gives; a classical run refuses the
+    directory in one line."""
+    save = tmp_path / "m"
+    args = ("resolve", "S_2", "--motivic", "--max-s", "7", "--threads", "1", "--quiet")
+    first = run_cli(*args, "--stem", "14", "--save-dir", str(save))
+    assert first.returncode == 0 and not any((save / "cycles").iterdir())
+    again = run_cli(*args, "--stem", "14", "--save-dir", str(save))
+    assert again.stdout == first.stdout
+    lost = sorted((save / "bidegrees").glob("*.bin"), key=lambda p: int(p.stem.split("_")[1]))[-12:]
+    for path in lost:
+        path.unlink()
+    assert generators_of(run_cli(*args, "--stem", "14", "--save-dir", str(save))) == generators_of(first)
+    grown = run_cli(*args[:3], "--max-s", "9", "--threads", "1", "--quiet", "--stem", "18", "--save-dir", str(save))
+    fresh = run_cli(*args[:3], "--max-s", "9", "--threads", "1", "--quiet", "--stem", "18")
+    assert generators_of(grown) == generators_of(fresh)
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10", "--save-dir", str(save)), "motivic algorithm")

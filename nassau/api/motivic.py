@@ -11,8 +11,10 @@ above its largest: w(P(R)) <= deg(R) / 2, and a new generator's weight is that o
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 
 from algebra.module.motivic import MotivicModule, load_motivic
 from charts.model import Chart
@@ -24,6 +26,7 @@ from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_mot
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve as resolve_classical
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
+from nassau.store.motivic_save import MotivicSave
 
 OPS = ("h0", "h1", "h2", "h3")
 
@@ -40,6 +43,8 @@ class MotivicRun:
     region: Region
     resolution: MotivicResolution
     max_weight: int | None = None
+    #: Bidegrees loaded from a save directory.
+    loaded: int = 0
 
     @cached_property
     def ext(self) -> MotivicExt:
@@ -150,7 +155,8 @@ class MotivicRun:
 
 
 def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
-                max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None) -> MotivicRun:
+                max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None,
+                save_dir: str | os.PathLike[str] | None = None) -> MotivicRun:
     """Resolve M^C through the region (s <= max_s + 1 inside, for the top row's torsion, and the rectangle around it
 that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError, RegionError
     or EngineError (one line each) on bad input."""
@@ -164,8 +170,13 @@ that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
     inside = Region(max_s=max_s + 1, min_degree=region.min_degree, max_stem=stem, max_t=max_t)
     advance = reporter.advance if reporter is not None else None
-    res = resolve_motivic(mod, inside, threads=threads, on_done=advance)
-    return MotivicRun(mod, region, res, max_weight)
+    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, motivic_region(inside))
+    try:
+        res = resolve_motivic(mod, inside, threads=threads, on_done=advance, store=store)
+    finally:
+        if store is not None:
+            store.close()
+    return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0)
 
 
 def motivic_size(stem: int | None, max_t: int | None, max_s: int) -> int:

@@ -200,8 +200,8 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
     with (stem, s, weight), tau-torsion, h0..h3 products; docs/motivic.md), listing weights <= max_weight.
     """
     if motivic:
-        return _resolve_motivic(module, stem, max_t, max_s, threads, max_weight, progress,
-                                algorithm=algorithm != "auto", products=products, save_dir=save_dir,
+        return _resolve_motivic(module, stem, max_t, max_s, threads, max_weight, progress, save_dir,
+                                algorithm=algorithm != "auto", products=products,
                                 unstable=unstable, d2=d2, page=page != 2, cluster=cluster, workers=workers,
                                 processes=processes)
     if max_weight is not None:
@@ -218,17 +218,18 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
 
 
 def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: int, threads: int | None,
-                     max_weight: int | None, progress: bool, **unsupported: object) -> MotivicRun:
+                     max_weight: int | None, progress: bool, save_dir: str | os.PathLike[str] | None,
+                     **unsupported: object) -> MotivicRun:
     given = [name for name, value in unsupported.items() if value not in (None, False)]
     if given:
         raise EngineError(f"a motivic run does not take {', '.join(given)} (it takes stem or max_t, max_s, "
-                          "max_weight, threads)")
-    _check_arguments({"stem", "max_t", "threads"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
-                     threads=threads)
+                          "max_weight, threads, save_dir)")
+    _check_arguments({"stem", "max_t", "threads", "save_dir"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
+                     threads=threads, save_dir=save_dir)
     label = f"{module} (C-motivic)"
     with Reporter(motivic_size(stem, max_t, max_s), label, not progress) as bar:
         run = run_motivic(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight,
-                          threads=1 if threads is None else threads, reporter=bar)
+                          threads=1 if threads is None else threads, reporter=bar, save_dir=save_dir)
     bar.finish(f"{label}: {len(run.generators)} generators")
     return run
 

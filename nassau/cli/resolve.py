@@ -176,7 +176,7 @@ def _compute(args: argparse.Namespace) -> int:
 
 
 #: resolve's options a motivic run does not take (yet), with the flag that names each.
-_NOT_MOTIVIC = {"algorithm": "--algorithm", "save_dir": "--save-dir", "cluster": "--cluster", "workers": "--workers",
+_NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
                 "processes": "--processes", "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
                 "html": "--html", "trace": "--trace"}
 
@@ -186,14 +186,14 @@ def _motivic(args: argparse.Namespace) -> int:
         value = getattr(args, name, None)
         if value and not (name == "algorithm" and value == "auto"):
             raise UserError(f"{flag} does not go with --motivic (a motivic run takes --stem/--max-t, --max-s, "
-                            "--max-weight, --threads, --json, --svg, --tau-inverted)")
+                            "--max-weight, --threads, --save-dir, --json, --svg, --tau-inverted)")
     if args.page != 2:
         raise UserError("--page does not go with --motivic")
     check_request(args, [args.json, args.svg])
     size = motivic_size(args.stem, args.max_t, args.max_s)
     with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
         run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
-                          threads=args.threads, reporter=reporter)
+                          threads=args.threads, reporter=reporter, save_dir=args.save_dir)
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()
         if args.json:
@@ -208,8 +208,9 @@ def _motivic(args: argparse.Namespace) -> int:
         if wrong:
             return 1
         stdout(f"tau inverted: the classical chart, in all {len(run.region.bidegrees())} bidegrees\n")
+    resumed = f", {run.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{run.module.name} (C-motivic): {len(run.generators)} generators through "
-                    f"{run.region.describe()}")
+                    f"{run.region.describe()}{resumed}")
     return 0
 
 

@@ -32,6 +32,7 @@ keeping the weight filtration through its quasi-inverses is not done; the standa
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -132,8 +133,9 @@ def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndar
     return d.matrix(t, np.arange(len(weights), dtype=np.int64), target_ngens), weights, ncols
 
 
-def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> int:
-    """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)."""
+def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> Cycles | None:
+    """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)
+    and returns it (None when not kept)."""
     rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t))
     if s == 0:
         cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), np.arange(ncols, dtype=np.int64))
@@ -148,7 +150,18 @@ def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tru
         outputs = res.field.to_ints(outputs, ncols).astype(np.uint8)
     target_ngens = res.free(s - 1).gens_below(t + 1) if s else 0
     res.add_weighted(s, t, outputs, cycles.weights[fresh], target_ngens)
-    return int(fresh.sum())
+    return kernel if keep_kernel else None
+
+
+def kernel_cycles(res: MotivicResolution, s: int, t: int) -> Cycles:
+    """ker d_s in degree t over every generator of degree <= t, as a step keeps it, computed again from the
+    generators (a resumed run whose region grew, or whose kept kernel was lost)."""
+    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1))
+    f = res.field
+    order = np.argsort(-weights, kind="stable")
+    _, relations = reduce_with_identity(rows[order], ncols, f)
+    pivots = order[relations.pivots]
+    return Cycles(f.scatter(relations.basis, order, len(weights)), weights[pivots], pivots)
 
 
 def motivic_region(region: Region) -> Region:
@@ -159,17 +172,26 @@ def motivic_region(region: Region) -> Region:
     return Region(max_s=region.max_s, min_degree=region.min_degree, max_t=region.t_limit)
 
 
+class Store(Protocol):
+    def load_into(self, res: MotivicResolution, region: Region) -> int: ...
+    def save(self, res: MotivicResolution, s: int, t: int, kept: Cycles | None) -> None: ...
+
+
 def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,
-                    res: MotivicResolution | None = None) -> MotivicResolution:
-    """Every bidegree of motivic_region(region) not already in `res`: the standard order, (s, t) after (s, t-1) and
-    (s-1, t), each kernel kept for the next filtration."""
-    res = MotivicResolution(motivic) if res is None else res
+                    store: Store | None = None) -> MotivicResolution:
+    """Every bidegree of motivic_region(region) not loaded from the store: the standard order, (s, t) after
+    (s, t-1) and (s-1, t), each kernel kept for the next filtration; each saved to the store as it finishes."""
+    res = MotivicResolution(motivic)
     whole = motivic_region(region)
     res.algebra.extend(whole.t_limit - res.min_degree + 1)
+    if store is not None:
+        store.load_into(res, whole)
     jobs = [b for b in whole.bidegrees() if not res.is_done(*b)]
 
     def work(s: int, t: int) -> None:
-        step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
+        kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
+        if store is not None:
+            store.save(res, s, t, kept)
 
     run_jobs(jobs, lambda s, t: [(s, t - 1), (s - 1, t)], work, threads, on_done)
     return res
