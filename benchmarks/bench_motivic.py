@@ -12,30 +12,22 @@ docs/motivic.md), so the motivic run covers every weight there is.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resolve import machine  # noqa: E402
+from bench_resolve import run_once as run_resolve  # noqa: E402
 
-KINDS = {"motivic": ["--motivic"], "standard": ["--algorithm", "standard"], "nassau": ["--algorithm", "nassau"]}
+#: kind -> (--algorithm, further options)
+KINDS = {"motivic": ("auto", ("--motivic",)), "standard": ("standard", ()), "nassau": ("nassau", ())}
 
 
 def run_once(kind: str, stem: int, max_s: int) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one CLI run."""
-    cmd = [sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", str(stem), "--max-s", str(max_s),
-           "--threads", "1", "--quiet", *KINDS[kind]]
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if status != 0:
-        raise SystemExit(f"run failed: {' '.join(cmd)}")
-    return wall, usage.ru_maxrss / 1024
+    """(wall seconds, peak RSS MiB) of one CLI run of this kind."""
+    algorithm, extra = KINDS[kind]
+    return run_resolve(stem, max_s, algorithm, 1, "S_2", extra)
 
 
 def main() -> None:

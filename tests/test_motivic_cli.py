@@ -63,7 +63,8 @@ def test_inhomogeneous_weights_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x2": 2},
                                 "weights": {"x0": 0, "x2": 2}, "actions": ["Sq2 x0 = x2"]}))
-    assert_one_line_error(run_cli("resolve", str(path), "--motivic", "--stem", "5"), "do not make the action homogeneous")
+    assert_one_line_error(run_cli("resolve", str(path), "--motivic", "--stem", "5"),
+                          "do not make the action homogeneous")
     path.write_text(json.dumps({"p": 2, "type": "finite dimensional module", "gens": {"x0": 0, "x2": 2},
                                 "weights": {"x0": 0, "x2": 0}, "actions": ["Sq2 x0 = x2"]}))
     out = run_cli("resolve", str(path), "--motivic", "--stem", "8", "--max-s", "4", "--tau-inverted", "--quiet")

@@ -114,8 +114,9 @@ class MotivicRun:
         """The tau-free chart, then one line per generator: (stem, s, weight), its torsion, h0..h3 times it."""
         what = ("every class, summed over the weights (M_2/tau coefficients: tau acts as zero)"
                 if self.module.tau_quotient else "tau-free generators (inverting tau gives the classical chart)")
-        lines = [f"{self.module.name} over A^C (C-motivic), {self.region.describe()}: {what}", graded_dimension_string(self.chart()).rstrip("\n"),
-                 "", "generators (stem, s, weight); h_i x as sums of tau^k y; ? outside the region"]
+        lines = [f"{self.module.name} over A^C (C-motivic), {self.region.describe()}: {what}",
+                 graded_dimension_string(self.chart()).rstrip("\n"), "",
+                 "generators (stem, s, weight); h_i x as sums of tau^k y; ? outside the region"]
         for c in self.generators:
             prods = "  ".join(f"{op} {self.product_text(self.product(op, c))}" for op in OPS)
             lines.append(f"{label(c):<14} {self.torsion_name(c):<16} {prods}")

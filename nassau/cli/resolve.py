@@ -20,6 +20,7 @@ from nassau.api.progress import Reporter
 from nassau.api.request import load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
+    UserError,
     axes_arg,
     chart_products_arg,
     chart_text,
@@ -30,7 +31,6 @@ from nassau.cli.common import (
     quiet_arg,
     region_args,
     region_of,
-    UserError,
     stdout,
     threads_arg,
     write_outputs,
@@ -108,9 +108,10 @@ def _chart_files(p: argparse.ArgumentParser) -> None:
 
 def _motivic_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--motivic", action="store_true",
-                   help="Ext over the C-motivic Steenrod algebra A^C instead: generators (stem, s, weight), tau-torsion, "
-                        "h0..h3 products (docs/motivic.md)")
-    p.add_argument("--max-weight", type=int, metavar="W", help="with --motivic: list the generators of weight <= W only")
+                   help="Ext over the C-motivic Steenrod algebra A^C instead: generators (stem, s, weight), "
+                        "tau-torsion, h0..h3 products (docs/motivic.md)")
+    p.add_argument("--max-weight", type=int, metavar="W",
+                   help="with --motivic: list the generators of weight <= W only")
     p.add_argument("--tau-inverted", action="store_true",
                    help="with --motivic: check that inverting tau gives our classical chart of the same region")
 
@@ -204,7 +205,8 @@ def _motivic(args: argparse.Namespace) -> int:
     stdout(text)
     if args.tau_inverted:
         for n, s, free, classical in wrong:
-            stdout(f"tau inverted differs at (stem {n}, s {s}): {free} tau-free generators, classical dim {classical}\n")
+            stdout(f"tau inverted differs at (stem {n}, s {s}): {free} tau-free generators, classical dim "
+                   f"{classical}\n")
         if wrong:
             return 1
         stdout(f"tau inverted: the classical chart, in all {len(run.region.bidegrees())} bidegrees\n")

@@ -23,8 +23,9 @@ import numpy as np
 from algebra.milnor.motivic_weight import weight
 from nassau.engine.motivic import MotivicResolution
 
-#: The weight of h_i (Sq^(2^i)).
+
 def h_weight(i: int) -> int:
+    """The weight of h_i (of Sq^(2^i))."""
     return weight((1 << i,))
 
 

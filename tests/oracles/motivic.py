@@ -52,7 +52,7 @@ def kernel_per_weight(rows: np.ndarray, weights: np.ndarray) -> dict[int, int]:
 def exactness_defects(res, s: int, t: int) -> list[int]:
     """The weights at which F_s -> F_{s-1} -> F_{s-2} (-> M at s = 1; F_0 -> M onto at s = 0) fails to be exact in
     degree t, comparing image and kernel weight by weight from the full matrices (empty: exact)."""
-    d_rows, d_w, d_cols = _full(res, s, t)
+    d_rows, d_w, _ = _full(res, s, t)
     if s == 0:
         m_w = res.motivic.weight(t)
         return [w for w in sorted(set(m_w.tolist())) if rank(d_rows[d_w <= w]) != int((m_w <= w).sum())]
