@@ -53,7 +53,7 @@ MUTANTS = [
            (literal("block = bits[np.ix_(weights == w, here)]", "block = bits[np.ix_(weights >= w, here)]"),),
            ("tests/test_motivic.py",)),
     Mutant("motivic: kernel rows by increasing weight", "nassau/engine/motivic.py",
-           (literal('order = np.argsort(-weights, kind="stable")', 'order = np.argsort(weights, kind="stable")'),),
+           (literal('order = np.argsort(-weights, kind="stable")\n    old =', 'order = np.argsort(weights, kind="stable")\n    old ='),),
            ("tests/test_motivic.py",)),
     Mutant("motivic: the new generators left out of the kernel", "nassau/engine/motivic.py",
            (literal("b = f.matmul(a, f.gather(coords, new), n, len(new))", "b = f.zeros(len(a), len(new))"),),
