@@ -50,13 +50,14 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 MUTANTS = [
     Mutant("motivic: new generators against rows of higher weight too", "nassau/engine/motivic.py",
-           (literal("block = bits[np.ix_(weights == w, here)]", "block = bits[np.ix_(weights >= w, here)]"),),
+           (literal("block = coords[weights == w]", "block = coords[weights >= w]"),),
            ("tests/test_motivic.py",)),
     Mutant("motivic: kernel rows by increasing weight", "nassau/engine/motivic.py",
-           (literal('order = np.argsort(-weights, kind="stable")\n    old =', 'order = np.argsort(weights, kind="stable")\n    old ='),),
+           (literal('order = np.argsort(-weights, kind="stable")\n    old, new =',
+                    'order = np.argsort(weights, kind="stable")\n    old, new ='),),
            ("tests/test_motivic.py",)),
     Mutant("motivic: the new generators left out of the kernel", "nassau/engine/motivic.py",
-           (literal("b = f.matmul(a, f.gather(coords, new), n, len(new))", "b = f.zeros(len(a), len(new))"),),
+           (literal("b = f.matmul(a, f.gather(ordered, new), n, len(new))", "b = f.zeros(len(a), len(new))"),),
            ("tests/test_motivic.py",)),
     Mutant("motivic: a stem-shaped region resolved as it is", "nassau/engine/motivic.py",
            (literal("return Region(max_s=region.max_s, min_degree=region.min_degree, max_t=region.t_limit)",

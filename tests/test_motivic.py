@@ -71,7 +71,7 @@ def test_step_matches_the_weight_by_weight_twin(rng: np.random.Generator) -> Non
         k, q, n = (int(x) for x in rng.integers(1, 14, size=3))
         _, kernel = reduce_with_identity(from_bool(rng.random((k, q)) < 0.3), q, f)
         m = kernel.dim
-        cycles = Cycles(kernel.basis, rng.integers(0, 5, size=m), kernel.pivots)
+        cycles = Cycles(kernel.basis, rng.integers(0, 5, size=m), kernel.pivots, np.arange(k))
         vectors = to_bool(kernel.basis, k)
         weights = rng.integers(0, 6, size=n)
         mix = (rng.random((n, m)) < 0.5) & (cycles.weights[None, :] <= weights[:, None])
@@ -83,7 +83,7 @@ def test_step_matches_the_weight_by_weight_twin(rng: np.random.Generator) -> Non
         assert got == fresh_per_weight(rows, weights, vectors, cycles.weights)
         both = np.concatenate([rows, vectors[fresh]])
         both_weights = np.concatenate([weights, cycles.weights[fresh]])
-        relations = to_bool(out.basis, len(both_weights))
+        relations = to_bool(out.natural(np.arange(len(out.weights)), f), len(both_weights))
         assert not (relations.astype(np.int64) @ both.astype(np.int64) % 2).any(), "a kernel vector is no relation"
         for w, dim in kernel_per_weight(both, both_weights).items():
             inside = relations[out.weights <= w]

@@ -47,12 +47,19 @@ from nassau.engine.standard import augmentation_matrix
 
 @dataclass(frozen=True)
 class Cycles:
-    """A basis of ker d_s in one degree adapted to the weights: packed rows over F_s's basis, each vector's weight,
-    and its pivot column, where it has a 1 and every other vector a 0."""
+    """A basis of ker d_s in one degree adapted to the weights: packed rows over F_s's basis with their columns in
+    the order `columns` (column j of `basis` is basis element columns[j]: the elimination's order, undone only for
+    the few vectors that become generators), each vector's weight, and its pivot (a basis element), where it has a 1
+    and every other vector a 0."""
 
     basis: np.ndarray
     weights: np.ndarray
     pivots: np.ndarray
+    columns: np.ndarray
+
+    def natural(self, which: np.ndarray, field_) -> np.ndarray:
+        """The chosen vectors over F_s's basis in its own order."""
+        return field_.scatter(self.basis[which], self.columns, len(self.columns))
 
 
 class MotivicResolution(Resolution):
@@ -101,23 +108,23 @@ def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles, res: 
     f = res.field
     n, m = len(weights), len(cycles.weights)
     coords = f.gather(rows, cycles.pivots)  # n x m: each row in the cycle basis
-    bits = f.to_ints(coords, m).astype(bool)
     fresh = np.ones(m, dtype=bool)
     for w in np.unique(cycles.weights):
         here = np.nonzero(cycles.weights == w)[0]
-        block = bits[np.ix_(weights == w, here)]
+        block = coords[weights == w]
         if len(block):
-            pivots, _ = reduce_with_identity(f.from_ints(block), len(here), f)
+            pivots, _ = reduce_with_identity(f.gather(block, here), len(here), f)
             fresh[here[pivots]] = False
     order = np.argsort(-weights, kind="stable")
-    old = np.nonzero(~fresh)[0]
-    _, relations = reduce_with_identity(f.gather(coords, old)[order] if n else coords, len(old), f)
-    a = f.scatter(relations.basis, order, n) if n else relations.basis
-    new = np.nonzero(fresh)[0]
-    b = f.matmul(a, f.gather(coords, new), n, len(new)) if n else f.zeros(len(a), len(new))
-    basis = f.scatter(a, np.arange(n), n + len(new)) | f.scatter(b, n + np.arange(len(new)), n + len(new))
-    pivots = order[relations.pivots] if n else np.zeros(0, dtype=np.int64)
-    return fresh, Cycles(basis, weights[pivots], pivots)
+    old, new = np.nonzero(~fresh)[0], np.nonzero(fresh)[0]
+    ordered = coords[order]
+    _, relations = reduce_with_identity(f.gather(ordered, old), len(old), f)
+    a = relations.basis  # over the rows in `order`
+    b = f.matmul(a, f.gather(ordered, new), n, len(new))
+    width = n + len(new)
+    basis = f.scatter(a, np.arange(n), width) | f.scatter(b, np.arange(n, width), width)
+    pivots = order[relations.pivots]
+    return fresh, Cycles(basis, weights[pivots], pivots, np.concatenate([order, np.arange(n, width)]))
 
 
 def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -138,14 +145,15 @@ def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tru
     and returns it (None when not kept)."""
     rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t))
     if s == 0:
-        cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), np.arange(ncols, dtype=np.int64))
+        every = np.arange(ncols, dtype=np.int64)
+        cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), every, every)
     else:
         cycles = res.cycles.pop((s - 1, t))  # kept by (s - 1, t), a dependency
     fresh, kernel = reduce_weighted(rows, weights, cycles, res)
     if keep_kernel:
         with res._lock:
             res.cycles[(s, t)] = kernel
-    outputs = cycles.basis[fresh]
+    outputs = cycles.natural(fresh, res.field)
     if s == 0:
         outputs = res.field.to_ints(outputs, ncols).astype(np.uint8)
     target_ngens = res.free(s - 1).gens_below(t + 1) if s else 0
@@ -161,7 +169,7 @@ def kernel_cycles(res: MotivicResolution, s: int, t: int) -> Cycles:
     order = np.argsort(-weights, kind="stable")
     _, relations = reduce_with_identity(rows[order], ncols, f)
     pivots = order[relations.pivots]
-    return Cycles(f.scatter(relations.basis, order, len(weights)), weights[pivots], pivots)
+    return Cycles(relations.basis, weights[pivots], pivots, order)
 
 
 def motivic_region(region: Region) -> Region:

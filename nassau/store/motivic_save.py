@@ -3,9 +3,10 @@ runs and motivic ones refuse each other's directories in one line, and two kinds
 
 - `weights/{s}_{t}.bin`: the new generators' weights (one word each), written before the bidegree's own file, so a
   bidegree that is there has its weights;
-- `cycles/{s}_{t}.bin`: ker d_s in degree t as the next step reads it (nassau.engine.motivic.Cycles: basis rows,
-  then their weights and pivots), kept only while (s + 1, t) is still to come and deleted once it is saved. A run
-  resumed over a larger region, or a cycles file lost, recomputes it from the generators (kernel_cycles).
+- `cycles/{s}_{t}.bin`: ker d_s in degree t as the next step reads it (nassau.engine.motivic.Cycles: basis rows
+  over F_s's basis in its own order, then their weights and pivots), kept only while (s + 1, t) is still to come
+  and deleted once it is saved. A run resumed over a larger region, or a cycles file lost, recomputes it from the
+  generators (kernel_cycles).
 """
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ class MotivicSave:
         weights = np.array(res.weights[s][first:last], dtype=np.int64).view(np.uint64).reshape(-1, 1)
         self.store.save_map_rows("weights", s, t, weights, 64, 0)
         if kept is not None:
-            self.store.save_map_rows("cycles", s, t, kept.basis, fs.dimension(t), 0)
+            every = np.arange(len(kept.weights))
+            self.store.save_map_rows("cycles", s, t, kept.natural(every, res.field), fs.dimension(t), 0)
             meta = np.stack([kept.weights, kept.pivots], axis=1).astype(np.int64).view(np.uint64)
             self.store.save_map_rows("cycle_meta", s, t, meta, 128, 0)
         self.store.save(res, s, t)
@@ -69,7 +71,8 @@ class MotivicSave:
         if basis is None or meta is None or len(basis[0]) != len(meta[0]):
             return kernel_cycles(res, s, t)
         pairs = meta[0].view(np.int64).reshape(-1, 2)
-        return Cycles(basis[0], pairs[:, 0].copy(), pairs[:, 1].copy())
+        columns = np.arange(res.free(s).dimension(t), dtype=np.int64)
+        return Cycles(basis[0], pairs[:, 0].copy(), pairs[:, 1].copy(), columns)
 
     def close(self) -> None:
         self.store.close()
