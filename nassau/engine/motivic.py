@@ -124,7 +124,9 @@ def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles, res: 
     width = n + len(new)
     basis = f.scatter(a, np.arange(n), width) | f.scatter(b, np.arange(n, width), width)
     pivots = order[relations.pivots]
-    return fresh, Cycles(basis, weights[pivots], pivots, np.concatenate([order, np.arange(n, width)]))
+    by_pivot = np.argsort(pivots)  # so the next step gathers its coordinates in column order (a fast gather)
+    pivots = pivots[by_pivot]
+    return fresh, Cycles(basis[by_pivot], weights[pivots], pivots, np.concatenate([order, np.arange(n, width)]))
 
 
 def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndarray, np.ndarray, int]:
