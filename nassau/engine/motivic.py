@@ -26,8 +26,9 @@ M_2 has differentials tau^k, k >= 1, and Ext is that complex's homology (nassau.
 that works weight by weight (tests/oracles/motivic.py) checks this step on random inputs, and the resolution's
 exactness in every weight.
 
-Nassau's algorithm is not used here: its signature blocks split the columns by a sub-Hopf algebra quotient, and
-keeping the weight filtration through its quasi-inverses is not done; the standard step is.
+Nassau's algorithm is not used here: its step reads only F_{s-1}'s generators below t, which over A^C is not enough
+(tau y - x above), and its zero-signature exactness would have to hold weight by weight (docs/motivic.md); the
+standard step is.
 """
 from __future__ import annotations
 
