@@ -88,3 +88,17 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         *_legend(kinds, LEFT + frame.width, TOP + MARGIN), "</svg>",
     ]
     return "\n".join(parts) + "\n"
+
+
+def to_motivic_html(chart: MotivicChart) -> str:
+    """A standalone page: the SVG (each dot's tooltip names it) above a table of every generator, (stem, s, weight)
+    and torsion, sorted by stem. Static: no script, so it opens anywhere."""
+    title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
+    rows = "\n".join(
+        f'<tr style="color: {torsion_colour(d.torsion)}"><td>{d.stem}</td><td>{d.s}</td><td>{d.weight}</td>'
+        f'<td>{"tau-free" if d.torsion is None else f"tau^{d.torsion}"}</td></tr>' for d in chart.dots)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            "<style>body { font: 13px sans-serif; } table { border-collapse: collapse; } "
+            "td, th { padding: 1px 8px; text-align: right; }</style></head><body>\n"
+            f"{to_motivic_svg(chart)}<table><tr><th>stem</th><th>s</th><th>weight</th><th>torsion</th></tr>\n"
+            f"{rows}\n</table></body></html>\n")

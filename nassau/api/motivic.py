@@ -18,7 +18,7 @@ from pathlib import Path
 
 from algebra.module.motivic import MotivicModule, load_motivic
 from charts.model import Chart
-from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_svg
+from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_html, to_motivic_svg
 from charts.text import graded_dimension_string
 from nassau.api.progress import Reporter
 from nassau.engine.errors import EngineError
@@ -150,6 +150,9 @@ class MotivicRun:
 
     def svg(self) -> str:
         return to_motivic_svg(self.motivic_chart())
+
+    def html(self) -> str:
+        return to_motivic_html(self.motivic_chart())
 
     def json_text(self) -> str:
         return json.dumps(self.to_json(), indent=1) + "\n"

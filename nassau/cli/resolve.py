@@ -179,7 +179,7 @@ def _compute(args: argparse.Namespace) -> int:
 #: resolve's options a motivic run does not take (yet), with the flag that names each.
 _NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
                 "processes": "--processes", "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
-                "html": "--html", "trace": "--trace"}
+                "trace": "--trace"}
 
 
 def _motivic(args: argparse.Namespace) -> int:
@@ -187,10 +187,10 @@ def _motivic(args: argparse.Namespace) -> int:
         value = getattr(args, name, None)
         if value and not (name == "algorithm" and value == "auto"):
             raise UserError(f"{flag} does not go with --motivic (a motivic run takes --stem/--max-t, --max-s, "
-                            "--max-weight, --threads, --save-dir, --json, --svg, --tau-inverted)")
+                            "--max-weight, --threads, --save-dir, --json, --svg, --html, --tau-inverted)")
     if args.page != 2:
         raise UserError("--page does not go with --motivic")
-    check_request(args, [args.json, args.svg])
+    check_request(args, [args.json, args.svg, args.html])
     size = motivic_size(args.stem, args.max_t, args.max_s)
     with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
         run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
@@ -201,6 +201,8 @@ def _motivic(args: argparse.Namespace) -> int:
             write_text_atomic(args.json, run.json_text())
         if args.svg:
             write_text_atomic(args.svg, run.svg())
+        if args.html:
+            write_text_atomic(args.html, run.html())
         wrong = run.tau_inverted_mismatches() if args.tau_inverted else []
     stdout(text)
     if args.tau_inverted:
