@@ -120,3 +120,14 @@ def test_save_and_resume(tmp_path: Path) -> None:
     fresh = run_cli(*args[:3], "--max-s", "9", "--threads", "1", "--quiet", "--stem", "18")
     assert generators_of(grown) == generators_of(fresh)
     assert_one_line_error(run_cli("resolve", "S_2", "--stem", "10", "--save-dir", str(save)), "motivic algorithm")
+
+
+def test_tau_quotient_field_is_ctau(tmp_path: Path) -> None:
+    """A module file with "tau_quotient": true reads Ext with M_2/tau coefficients, as the name Ctau does for S_2."""
+    path = tmp_path / "s2tau.json"
+    path.write_text(json.dumps({"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": [],
+                                "tau_quotient": True}))
+    args = ("--motivic", "--stem", "10", "--max-s", "5", "--threads", "1", "--quiet")
+    by_file, by_name = run_cli("resolve", str(path), *args), run_cli("resolve", "Ctau", *args)
+    assert by_file.returncode == 0 and generators_of(by_file) == generators_of(by_name)
+    assert "tau^1-torsion" in by_file.stdout.decode() and "tau-free " not in by_file.stdout.decode()
