@@ -82,8 +82,8 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="{SVG_NS}">',
         f"<title>{title}</title>", f"<style>{STYLE}</style>",
         f'<text class="chart-title" x="{LEFT}" y="4">{title}</text>',
-        f'<svg class="chart" x="{LEFT}" y="{TOP}" width="{frame.width}" height="{frame.height}" '
-        f'viewBox="0 0 {frame.width} {frame.height}" overflow="visible">',
+        (f'<svg class="chart" x="{LEFT}" y="{TOP}" width="{frame.width}" height="{frame.height}" '
+         f'viewBox="0 0 {frame.width} {frame.height}" overflow="visible">'),
         *_grid(frame), *lines, *dots, "</svg>", *_axis_titles(frame),
         *_legend(kinds, LEFT + frame.width, TOP + MARGIN), "</svg>",
     ]
