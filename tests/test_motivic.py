@@ -31,7 +31,7 @@ def motivic_ext(name: str, stem: int, max_s: int) -> MotivicExt:
 
 @pytest.fixture(scope="module")
 def sphere() -> MotivicExt:
-    return motivic_ext("S_2", 20, 12)
+    return motivic_ext("S_2", 24, 12)
 
 
 def test_weights_of_the_squares() -> None:
@@ -123,13 +123,22 @@ def test_tau_inverted_is_classical_far(name: str, stem: int, max_s: int) -> None
 
 #: (stem, s, weight) of named generators, Isaksen's "Stable stems" Table 8 / Dugger-Isaksen section 5.
 KNOWN = {"h0": (0, 1, 0), "h1": (1, 1, 1), "h2": (3, 1, 2), "h3": (7, 1, 4), "c0": (8, 3, 5), "Ph1": (9, 5, 5),
-         "d0": (14, 4, 8), "h4": (15, 1, 8), "e0": (17, 4, 10)}
+         "d0": (14, 4, 8), "h4": (15, 1, 8), "e0": (17, 4, 10), "c1": (19, 3, 11), "tau g": (20, 4, 11),
+         "h2 g": (23, 5, 14)}
 
 
 @pytest.mark.parametrize("name", sorted(KNOWN))
 def test_known_generators(sphere: MotivicExt, name: str) -> None:
     (c,) = sphere.find(*KNOWN[name])
     assert c.torsion is None
+
+
+def test_g_itself_is_no_class(sphere: MotivicExt) -> None:
+    """g is not a class over A^C, while tau g and h2 g are (Isaksen, "Stable stems": its table of generators lists
+    tau g and h2 g, and no g)."""
+    assert sphere.find(20, 4, 12) == []
+    ((h2_tau_g, power),) = sphere.h_product(2, one(sphere, *KNOWN["tau g"]))
+    assert (h2_tau_g.stem, h2_tau_g.s, h2_tau_g.weight, power) == (23, 5, 14, 1)
 
 
 def one(ext: MotivicExt, stem: int, s: int, w: int):
