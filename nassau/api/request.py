@@ -15,12 +15,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from algebra.module.interface import Module
 from algebra.module.loader import module_from_spec
 from algebra.module.spec import ModuleSpec, read_spec
 from nassau.api.ext import Ext
-from nassau.api.motivic import MotivicRun, motivic_size, run_motivic
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
@@ -32,6 +32,9 @@ from nassau.engine.resolve import resolve as run_engine
 from nassau.secondary.homotopy import check_secondary
 from nassau.store.cluster import Cluster
 from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
+
+if TYPE_CHECKING:
+    from nassau.api.motivic import MotivicRun
 
 DEFAULT_MAX_S = 15
 
@@ -220,6 +223,8 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
 def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: int, threads: int | None,
                      max_weight: int | None, progress: bool, save_dir: str | os.PathLike[str] | None,
                      **unsupported: object) -> MotivicRun:
+    from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
+
     given = [name for name, value in unsupported.items() if value not in (None, False)]
     if given:
         raise EngineError(f"a motivic run does not take {', '.join(given)} (it takes stem or max_t, max_s, "

@@ -15,7 +15,6 @@ from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
 from nassau.api.ext import Ext
-from nassau.api.motivic import motivic_size, run_motivic
 from nassau.api.progress import Reporter
 from nassau.api.request import load, request
 from nassau.api.resolved import resolve_over
@@ -183,6 +182,8 @@ _NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "
 
 
 def _motivic(args: argparse.Namespace) -> int:
+    from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
+
     for name, flag in _NOT_MOTIVIC.items():
         value = getattr(args, name, None)
         if value and not (name == "algorithm" and value == "auto"):
