@@ -47,10 +47,11 @@ def machine() -> str:
     return f"{model} ({vector}), {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = "S_2") -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one CLI run."""
+def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = "S_2",
+             extra: tuple[str, ...] = ()) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one CLI run (extra: further options, e.g. --motivic)."""
     cmd = [sys.executable, "-m", "nassau", "resolve", module, "--stem", str(stem), "--max-s", str(max_s),
-           "--algorithm", algorithm, "--threads", str(threads), "--quiet"]
+           "--algorithm", algorithm, "--threads", str(threads), "--quiet", *extra]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)

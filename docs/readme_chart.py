@@ -1,7 +1,8 @@
 """Redraw the README's picture: the S_2 chart through stem 60 as nassau draws it (`--svg`: title, axis titles,
-legend), rendered to PNG by headless Chromium.
+legend), rendered to PNG by headless Chromium; with --motivic the C-motivic chart of docs/motivic.md.
 
     python docs/readme_chart.py [--stem 60] [--max-s 30] [-o docs/s2-stem60.png]
+    python docs/readme_chart.py --motivic --stem 40 --max-s 20 -o docs/s2-motivic-stem40.png
 """
 from __future__ import annotations
 
@@ -23,10 +24,11 @@ def main() -> None:
     ap.add_argument("--stem", type=int, default=60)
     ap.add_argument("--max-s", type=int, default=30)
     ap.add_argument("-o", "--output", type=Path, default=ROOT / "docs" / "s2-stem60.png")
+    ap.add_argument("--motivic", action="store_true", help="the C-motivic chart (nassau resolve --motivic --svg)")
     args = ap.parse_args()
     if browser_path() is None:
         raise SystemExit(no_browser_reason())
-    ext = nassau.resolve("S_2", stem=args.stem, max_s=args.max_s)
+    ext = nassau.resolve("S_2", stem=args.stem, max_s=args.max_s, motivic=args.motivic)
     text = ext.svg()
     root = ET.fromstring(text)
     width, height = int(root.get("width")), int(root.get("height"))

@@ -49,6 +49,26 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("motivic: new generators against rows of higher weight too", "nassau/engine/motivic.py",
+           (literal("block = coords[weights == w]", "block = coords[weights >= w]"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: kernel rows by increasing weight", "nassau/engine/motivic.py",
+           (literal('order = np.argsort(-weights, kind="stable")\n    old, new =',
+                    'order = np.argsort(weights, kind="stable")\n    old, new ='),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: the new generators left out of the kernel", "nassau/engine/motivic.py",
+           (literal("b = f.matmul(a, f.gather(ordered, new), n, len(new))", "b = f.zeros(len(a), len(new))"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: a stem-shaped region resolved as it is", "nassau/engine/motivic.py",
+           (literal("return Region(max_s=region.max_s, min_degree=region.min_degree, max_t=region.t_limit)",
+                    "return region"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: tau_i's weight off by one index", "algebra/milnor/motivic_weight.py",
+           (literal("_TAU = np.array([(1 << (i - 1)) - 1", "_TAU = np.array([(1 << i) - 1"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: a torsion class read as tau-free", "nassau/products/motivic_ext.py",
+           (literal("                j = low_of.get(i)\n", "                j = None\n"),),
+           ("tests/test_motivic.py",)),
     Mutant("store: BLAKE2b check deleted", "nassau/store/save_dir.py",
            (literal('        if hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:\n'
                     '            raise ValueError("checksum mismatch (corrupt or truncated)")\n', ""),),

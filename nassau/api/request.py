@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from algebra.module.interface import Module
 from algebra.module.loader import module_from_spec
@@ -31,6 +32,9 @@ from nassau.engine.resolve import resolve as run_engine
 from nassau.secondary.homotopy import check_secondary
 from nassau.store.cluster import Cluster
 from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
+
+if TYPE_CHECKING:
+    from nassau.api.motivic import MotivicRun
 
 DEFAULT_MAX_S = 15
 
@@ -184,7 +188,7 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False,
             d2: bool = False, page: int = 2, cluster: str | None = None, workers: int | None = None,
-            processes: bool = False) -> Ext:
+            processes: bool = False, motivic: bool = False, max_weight: int | None = None) -> Ext | MotivicRun:
     """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
 
     algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
@@ -196,8 +200,16 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
     resolution (Linux: they are forks) and the product tables in memory they share, which the interpreter lock does
     not serialise (the one left is a thread here); cluster: the address of a Dask scheduler to run the
     jobs on, or workers: a number of local Dask worker processes (either needs save_dir, on a filesystem the client
-    and every worker share).
+    and every worker share). motivic: Ext over the C-motivic Steenrod algebra instead (a MotivicRun: generators
+    with (stem, s, weight), tau-torsion, h0..h3 products; docs/motivic.md), listing weights <= max_weight.
     """
+    if motivic:
+        return _resolve_motivic(module, stem, max_t, max_s, threads, max_weight, progress, save_dir,
+                                algorithm=algorithm != "auto", products=products,
+                                unstable=unstable, d2=d2, page=page != 2, cluster=cluster, workers=workers,
+                                processes=processes)
+    if max_weight is not None:
+        raise EngineError("max_weight goes with motivic=True")
     req = request(module, stem, max_t=max_t, max_s=max_s, algorithm=algorithm, threads=threads, products=products,
                   save_dir=save_dir, unstable=unstable, d2=d2, page=page, cluster=cluster, workers=workers,
                   processes=processes)
@@ -207,6 +219,25 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
         ext = req.run(bar)
     bar.finish(f"{req.spec.display}: {ext.counted()}")
     return ext
+
+
+def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: int, threads: int | None,
+                     max_weight: int | None, progress: bool, save_dir: str | os.PathLike[str] | None,
+                     **unsupported: object) -> MotivicRun:
+    from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
+
+    given = [name for name, value in unsupported.items() if value not in (None, False)]
+    if given:
+        raise EngineError(f"a motivic run does not take {', '.join(given)} (it takes stem or max_t, max_s, "
+                          "max_weight, threads, save_dir)")
+    _check_arguments({"stem", "max_t", "threads", "save_dir"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
+                     threads=threads, save_dir=save_dir)
+    label = f"{module} (C-motivic)"
+    with Reporter(motivic_size(stem, max_t, max_s), label, not progress) as bar:
+        run = run_motivic(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight,
+                          threads=1 if threads is None else threads, reporter=bar, save_dir=save_dir)
+    bar.finish(f"{label}: {len(run.generators)} generators")
+    return run
 
 
 def load(save_dir: str | os.PathLike[str], products: list[str] | None = None, d2: bool = False,

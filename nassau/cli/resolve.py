@@ -19,6 +19,7 @@ from nassau.api.progress import Reporter
 from nassau.api.request import load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
+    UserError,
     axes_arg,
     chart_products_arg,
     chart_text,
@@ -61,6 +62,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     chart_products_arg(res)
     _page_args(res)
     axes_arg(res)
+    _motivic_args(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
@@ -104,6 +106,16 @@ def _chart_files(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
 
 
+def _motivic_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--motivic", action="store_true",
+                   help="Ext over the C-motivic Steenrod algebra A^C instead: generators (stem, s, weight), "
+                        "tau-torsion, h0..h3 products (docs/motivic.md)")
+    p.add_argument("--max-weight", type=int, metavar="W",
+                   help="with --motivic: list the generators of weight <= W only")
+    p.add_argument("--tau-inverted", action="store_true",
+                   help="with --motivic: check that inverting tau gives our classical chart of the same region")
+
+
 def _unstable_parser(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("resolve-unstable", help="resolve an unstable module over the unstable algebra (Ext_U chart)",
                        description="Resolve MODULE by free unstable modules through a stem (absolute, as for "
@@ -131,6 +143,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _compute(args: argparse.Namespace) -> int:
+    if getattr(args, "motivic", False):
+        return _motivic(args)
+    if getattr(args, "max_weight", None) is not None or getattr(args, "tau_inverted", False):
+        raise UserError("--max-weight and --tau-inverted go with --motivic")
     check_request(args, output_paths(args), gpu=True)
     if args.trace:
         trace.enable()
@@ -157,6 +173,50 @@ def _compute(args: argparse.Namespace) -> int:
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{req.spec.display}: {ext.counted()} through {ext.region.describe()} "
                     f"({ext.algorithm}, {_executor(args)}{resumed})")
+    return 0
+
+
+#: resolve's options a motivic run does not take (yet), with the flag that names each.
+_NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
+                "processes": "--processes", "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
+                "trace": "--trace"}
+
+
+def _motivic(args: argparse.Namespace) -> int:
+    from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
+
+    for name, flag in _NOT_MOTIVIC.items():
+        value = getattr(args, name, None)
+        if value and not (name == "algorithm" and value == "auto"):
+            raise UserError(f"{flag} does not go with --motivic (a motivic run takes --stem/--max-t, --max-s, "
+                            "--max-weight, --threads, --save-dir, --json, --svg, --html, --tau-inverted)")
+    if args.page != 2:
+        raise UserError("--page does not go with --motivic")
+    check_request(args, [args.json, args.svg, args.html])
+    size = motivic_size(args.stem, args.max_t, args.max_s)
+    with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
+        run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
+                          threads=args.threads, reporter=reporter, save_dir=args.save_dir)
+        reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
+        text = run.text()
+        if args.json:
+            write_text_atomic(args.json, run.json_text())
+        if args.svg:
+            write_text_atomic(args.svg, run.svg())
+        if args.html:
+            write_text_atomic(args.html, run.html())
+        wrong = run.tau_inverted_mismatches() if args.tau_inverted else []
+    stdout(text)
+    if args.tau_inverted:
+        for n, s, free, classical in wrong:
+            stdout(f"tau inverted differs at (stem {n}, s {s}): {free} tau-free generators, classical dim "
+                   f"{classical}\n")
+        if wrong:
+            return 1
+        stdout(f"tau inverted: the classical chart, in all {len(run.region.bidegrees())} bidegrees\n")
+    resumed = f", {run.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
+    reporter.finish(f"{run.module.name} (C-motivic): {len(run.generators)} generators through "
+                    f"{run.region.describe()}{resumed}")
     return 0
 
 

@@ -1,0 +1,104 @@
+"""C-motivic charts in Isaksen's style (Isaksen, "Stable stems", Mem. AMS 2019, its Ext charts): one dot per
+generator of Ext over F_2[tau] at (stem, s), tau-free generators black and tau^k-torsion ones coloured by k (red
+tau^1, blue tau^2, green tau^3, orange beyond), lines for h0, h1, h2 products, dashed where the product is tau^k
+times the target (k >= 1). The grid, axis titles and legend are the classical SVG's (charts.svg); this model holds
+what a motivic chart adds, each dot's weight and torsion. The lines are greys and olive, so that colour on a dot
+always means torsion.""" 
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html import escape
+
+from charts.geometry import MARGIN, Frame, fmt
+from charts.svg import BOTTOM, LEFT, LEGEND_ROW, STYLE, SVG_NS, TOP, _axis_titles, _grid, _legend
+
+TORSION_COLOURS = ("#000000", "#c62828", "#1f5fd6", "#2e7d32", "#ef6c00")
+"""tau-free, then tau^1, tau^2, tau^3 and tau^4 or more."""
+LINE_COLOURS = {"h0": "#000000", "h1": "#8a8a8a", "h2": "#9e9d24"}
+LINE_OPS = tuple(LINE_COLOURS)
+
+
+@dataclass(frozen=True)
+class MotivicDot:
+    stem: int
+    s: int
+    weight: int
+    #: None: tau-free; k: tau^k kills it.
+    torsion: int | None
+
+
+@dataclass
+class MotivicChart:
+    """The generators of a motivic Ext over a region and the h_i products between them: (op, source index, target
+    index, power of tau), indices into `dots`."""
+
+    module: str
+    max_stem: int
+    max_s: int
+    min_degree: int
+    dots: list[MotivicDot]
+    lines: list[tuple[str, int, int, int]] = field(default_factory=list)
+
+
+def torsion_colour(torsion: int | None) -> str:
+    return TORSION_COLOURS[0 if torsion is None else min(torsion, len(TORSION_COLOURS) - 1)]
+
+
+def to_motivic_svg(chart: MotivicChart) -> str:
+    """A standalone SVG document: the dots coloured by torsion (with a <title> naming (stem, s, weight)), the
+    product lines under them, a legend of both."""
+    frame = Frame(chart.min_degree, chart.max_stem, chart.max_s)
+    by_cell: dict[tuple[int, int], list[int]] = {}
+    for k, d in enumerate(chart.dots):
+        by_cell.setdefault((d.stem, d.s), []).append(k)
+    place: dict[int, tuple[float, float]] = {}
+    radius: dict[int, float] = {}
+    for (n, s), ks in by_cell.items():
+        r, centres = frame.dots(n, s, len(ks))
+        for k, c in zip(ks, centres, strict=True):
+            place[k], radius[k] = c, r
+    colours = LINE_COLOURS
+    lines = []
+    for op, a, b, power in chart.lines:
+        if op not in colours:
+            continue
+        (x1, y1), (x2, y2) = place[a], place[b]
+        dash = ' stroke-dasharray="3 2"' if power else ""
+        lines.append(f'<line class="structline" x1="{fmt(x1)}" y1="{fmt(y1)}" x2="{fmt(x2)}" y2="{fmt(y2)}" '
+                     f'stroke="{colours[op]}"{dash}/>')
+    dots = []
+    for k, d in enumerate(chart.dots):
+        x, y = place[k]
+        what = "tau-free" if d.torsion is None else f"tau^{d.torsion}-torsion"
+        dots.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(radius[k])}" style="fill: '
+                    f'{torsion_colour(d.torsion)}"><title>({d.stem}, {d.s}, {d.weight}) {what}</title></circle>')
+    title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
+    torsions = sorted({d.torsion for d in chart.dots}, key=lambda t: -1 if t is None else t)
+    kinds = [(op, colours[op], False) for op in LINE_OPS] + [
+        ("tau-free" if t is None else f"tau^{t}-torsion", torsion_colour(t), False) for t in torsions]
+    width = LEFT + frame.width + 32 + 8 * max(len(name) for name, _, _ in kinds)
+    height = TOP + max(frame.height + BOTTOM, MARGIN + LEGEND_ROW * len(kinds))
+    parts = [
+        f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="{SVG_NS}">',
+        f"<title>{title}</title>", f"<style>{STYLE}</style>",
+        f'<text class="chart-title" x="{LEFT}" y="4">{title}</text>',
+        (f'<svg class="chart" x="{LEFT}" y="{TOP}" width="{frame.width}" height="{frame.height}" '
+         f'viewBox="0 0 {frame.width} {frame.height}" overflow="visible">'),
+        *_grid(frame), *lines, *dots, "</svg>", *_axis_titles(frame),
+        *_legend(kinds, LEFT + frame.width, TOP + MARGIN), "</svg>",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+def to_motivic_html(chart: MotivicChart) -> str:
+    """A standalone page: the SVG (each dot's tooltip names it) above a table of every generator, (stem, s, weight)
+    and torsion, sorted by stem. Static: no script, so it opens anywhere."""
+    title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
+    rows = "\n".join(
+        f'<tr style="color: {torsion_colour(d.torsion)}"><td>{d.stem}</td><td>{d.s}</td><td>{d.weight}</td>'
+        f'<td>{"tau-free" if d.torsion is None else f"tau^{d.torsion}"}</td></tr>' for d in chart.dots)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
+            "<style>body { font: 13px sans-serif; } table { border-collapse: collapse; } "
+            "td, th { padding: 1px 8px; text-align: right; }</style></head><body>\n"
+            f"{to_motivic_svg(chart)}<table><tr><th>stem</th><th>s</th><th>weight</th><th>torsion</th></tr>\n"
+            f"{rows}\n</table></body></html>\n")

@@ -1,0 +1,191 @@
+"""C-motivic Ext from a script or the command line: `nassau.resolve("S_2", stem=40, motivic=True)` and
+`nassau resolve S_2 --motivic --stem 40` (docs/motivic.md).
+
+A run resolves M^C over A^C (nassau.engine.motivic) through one filtration more than asked, so that the top row's
+tau-torsion is known, and reads Ext as an F_2[tau]-module (nassau.products.motivic_ext): each generator with its
+(stem, s, weight) and tau-torsion order, and its products by h0..h3. The weights need no bound: each internal
+degree's elimination finds every weight there is at once. (They lie between the module's least weight and t / 2
+above its largest: w(P(R)) <= deg(R) / 2, and a new generator's weight is that of its cycle's highest term.) So
+`max_weight` only leaves out the generators above it.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from algebra.module.motivic import MotivicModule, load_motivic
+from charts.model import Chart
+from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_html, to_motivic_svg
+from charts.text import graded_dimension_string
+from nassau.api.progress import Reporter
+from nassau.engine.errors import EngineError
+from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic
+from nassau.engine.region import Region
+from nassau.engine.resolve import resolve as resolve_classical
+from nassau.products.motivic_ext import MotivicClass, MotivicExt
+from nassau.store.motivic_save import MotivicSave
+
+OPS = ("h0", "h1", "h2", "h3")
+
+
+def label(c: MotivicClass) -> str:
+    return f"({c.stem}, {c.s}, {c.weight})"
+
+
+@dataclass
+class MotivicRun:
+    """Ext_{A^C}(M^C, M_2) (or with M_2/tau coefficients) over a region: the generators and their products."""
+
+    module: MotivicModule
+    region: Region
+    resolution: MotivicResolution
+    max_weight: int | None = None
+    #: Bidegrees loaded from a save directory.
+    loaded: int = 0
+
+    @cached_property
+    def ext(self) -> MotivicExt:
+        done = self.resolution.dims()
+        return MotivicExt(self.resolution, self.region.max_s + 1, max((t for _, t in done), default=0))
+
+    def _shown(self, c: MotivicClass) -> bool:
+        return (c.s <= self.region.max_s and self.region.contains(c.s, c.t)
+                and (self.max_weight is None or c.weight <= self.max_weight))
+
+    @cached_property
+    def generators(self) -> list[MotivicClass]:
+        """Every generator of the region (weight <= max_weight), by stem, s, decreasing weight."""
+        return [c for c in self.ext.classes if self._shown(c)]
+
+    def product(self, op: str, c: MotivicClass) -> list[tuple[MotivicClass, int]] | None:
+        """h_i c as (generator, power of tau) terms, or None where the target lies outside the region."""
+        i = int(op[1:])
+        target = (c.s + 1, c.t + (1 << i))
+        if not self.region.contains(*target):
+            return None
+        return self.ext.h_product(i, c)
+
+    @cached_property
+    def tau_free_dims(self) -> dict[tuple[int, int], int]:
+        """(stem, s) -> the number of tau-free generators: Ext_A's dimension once tau is inverted."""
+        free = self.ext.tau_free_dims()
+        return {(t - s, s): k for (s, t), k in free.items() if self.region.contains(s, t)}
+
+    def chart(self) -> Chart:
+        """The tau-free generators as a chart (one dot per tau-tower): the classical chart, by the theorem. With
+        M_2/tau coefficients, where nothing is tau-free, every class (summed over the weights)."""
+        r = self.region
+        if self.module.tau_quotient:
+            dims: dict[tuple[int, int], int] = {}
+            for c in self.ext.classes:
+                if self.region.contains(c.s, c.t):
+                    dims[(c.stem, c.s)] = dims.get((c.stem, c.s), 0) + 1
+        else:
+            dims = {b: k for b, k in self.tau_free_dims.items() if k}
+        return Chart(module=f"{self.module.name} (C-motivic)", prime=2, algorithm="motivic",
+                     max_stem=r.chart_max_stem, max_s=r.max_s, min_degree=r.min_degree, rows=r.chart_rows(),
+                     dims=dims)
+
+    def tau_inverted_mismatches(self) -> list[tuple[int, int, int, int]]:
+        """(stem, s, tau-free count, classical dim) wherever they differ, against a classical run of the same
+        region (empty: inverting tau gives the classical chart, as it must)."""
+        if self.module.tau_quotient:
+            raise EngineError(f"{self.module.name} has M_2/tau coefficients: inverting tau gives zero, not the "
+                              "classical chart (--tau-inverted checks a module with M_2 coefficients)")
+        classical = resolve_classical(self.module.module, self.region, "standard").dims()
+        free = self.tau_free_dims
+        return [(t - s, s, free.get((t - s, s), 0), k) for (s, t), k in sorted(classical.items())
+                if free.get((t - s, s), 0) != k]
+
+    def torsion_name(self, c: MotivicClass) -> str:
+        return "tau-free" if c.torsion is None else f"tau^{c.torsion}-torsion"
+
+    def product_text(self, terms: list[tuple[MotivicClass, int]] | None) -> str:
+        if terms is None:
+            return "?"
+        if not terms:
+            return "0"
+        return " + ".join(("" if k == 0 else "tau " if k == 1 else f"tau^{k} ") + label(y) for y, k in terms)
+
+    def text(self) -> str:
+        """The tau-free chart, then one line per generator: (stem, s, weight), its torsion, h0..h3 times it."""
+        what = ("every class, summed over the weights (M_2/tau coefficients: tau acts as zero)"
+                if self.module.tau_quotient else "tau-free generators (inverting tau gives the classical chart)")
+        lines = [f"{self.module.name} over A^C (C-motivic), {self.region.describe()}: {what}",
+                 graded_dimension_string(self.chart()).rstrip("\n"), "",
+                 "generators (stem, s, weight); h_i x as sums of tau^k y; ? outside the region"]
+        for c in self.generators:
+            prods = "  ".join(f"{op} {self.product_text(self.product(op, c))}" for op in OPS)
+            lines.append(f"{label(c):<14} {self.torsion_name(c):<16} {prods}")
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict:
+        def terms(t):
+            return None if t is None else [[y.stem, y.s, y.weight, k] for y, k in t]
+
+        return {"module": self.module.name, "motivic": "C", "tau_quotient": self.module.tau_quotient,
+                "region": {"max_s": self.region.max_s, "max_stem": self.region.max_stem,
+                           "max_t": self.region.max_t},
+                "max_weight": self.max_weight,
+                "generators": [{"stem": c.stem, "s": c.s, "weight": c.weight, "torsion": c.torsion,
+                                "products": {op: terms(self.product(op, c)) for op in OPS}}
+                               for c in self.generators],
+                "tau_free": [[n, s, k] for (n, s), k in sorted(self.tau_free_dims.items()) if k]}
+
+    def motivic_chart(self) -> MotivicChart:
+        """The generators and their h0, h1, h2 lines as charts.motivic_svg draws them."""
+        index = {c: k for k, c in enumerate(self.generators)}
+        lines = []
+        for c in self.generators:
+            for op in LINE_OPS:
+                for y, k in self.product(op, c) or []:
+                    if y in index:
+                        lines.append((op, index[c], index[y], k))
+        r = self.region
+        return MotivicChart(self.module.name, r.chart_max_stem, r.max_s, r.min_degree,
+                            [MotivicDot(c.stem, c.s, c.weight, c.torsion) for c in self.generators], lines)
+
+    def svg(self) -> str:
+        return to_motivic_svg(self.motivic_chart())
+
+    def html(self) -> str:
+        return to_motivic_html(self.motivic_chart())
+
+    def json_text(self) -> str:
+        return json.dumps(self.to_json(), indent=1) + "\n"
+
+
+def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
+                max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None,
+                save_dir: str | os.PathLike[str] | None = None) -> MotivicRun:
+    """Resolve M^C through the region (s <= max_s + 1 inside, for the top row's torsion, and the rectangle around it
+that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError, RegionError
+    or EngineError (one line each) on bad input."""
+    for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
+                        ("threads", threads)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise EngineError(f"{name} must be an integer (got {value!r})")
+    if threads < 1:
+        raise EngineError(f"threads must be at least 1 (got {threads})")
+    mod = load_motivic(module)
+    region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
+    inside = Region(max_s=max_s + 1, min_degree=region.min_degree, max_stem=stem, max_t=max_t)
+    advance = reporter.advance if reporter is not None else None
+    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, motivic_region(inside))
+    try:
+        res = resolve_motivic(mod, inside, threads=threads, on_done=advance, store=store)
+    finally:
+        if store is not None:
+            store.close()
+    return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0)
+
+
+def motivic_size(stem: int | None, max_t: int | None, max_s: int) -> int:
+    """Bidegrees a run computes (its progress bar's length); 0 where the region is bad (the run says why)."""
+    try:
+        return len(motivic_region(Region(max_s=max_s + 1, min_degree=0, max_stem=stem, max_t=max_t)).bidegrees())
+    except EngineError:
+        return 0

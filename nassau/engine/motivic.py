@@ -1,0 +1,208 @@
+"""Minimal resolutions over the C-motivic Steenrod algebra A^C: the classical engine's matrices, read over F_2[tau].
+
+A^C is free over F_2[tau] on the Milnor basis with weights (algebra.milnor.motivic_weight), so in each internal
+degree t a free A^C-module is a free graded F_2[tau]-module, and a basis element b of weight w(b) spans
+tau^{k} b in weight w(b) + k. Setting tau = 1 identifies weight w of such a module with the span V_{<= w} of the basis
+elements of weight <= w: a graded submodule is an increasing family of subspaces. The classical matrix D of d_s
+(entry between weights a >= b meaning tau^{a - b}) then gives, in weight w,
+  the image:  D(rows of weight <= w),            the kernel:  ker D meet (rows of weight <= w).
+A step (s, t) must find the new generators, a basis of K_w / (I_w + K_{w-1}) in each weight w (K = ker d_{s-1},
+I the image of the old generators), and ker d_s for the next filtration. Both come from small eliminations:
+- K comes as a basis k_i adapted to the weights (K_w = span of the k_i of weight <= w) in reduced form: k_i has a
+  1 at its pivot column p_i where every other k_j has a 0. So a vector of K has coordinates (its entries at the
+  pivots) in that basis, and a row of weight w has coordinates on the k_i of weight <= w only (it lies in I_w, inside
+  K_w). Call C the rows' coordinates (the classical matrix's pivot columns).
+- Modulo K_{w-1} only the coordinates of weight w count, and only the rows of weight exactly w have any there; so
+  the new generators of weight w are the coordinates of weight w that are no pivot of those rows' block of C: one
+  small elimination per weight.
+- ker d_s on the old basis and the new generators y_i (d(y_i) = k_i): (a, b) with a C = b on the new generators'
+  coordinates and 0 elsewhere, so a runs over ker C' (C' = C without the new generators' columns) and b = a C.
+  Reducing [C' | I] with the rows by decreasing weight gives an RREF kernel whose vector with pivot row p has its
+  other rows after p, of weight <= w(p): a basis adapted to the weights, reduced at its pivots, as the next step
+  needs. C' has at most as many columns as D has rank, so this reduction is smaller than the classical [D | I].
+Unlike over A, a new generator y may meet ker d_s (d(y) = v with tau v = d(x): tau y - x is a cycle): that is b.
+So the resolution is minimal over the graded ring F_2[tau] (d lands in tau F + A^C_{>0} F), its Hom complex into
+M_2 has differentials tau^k, k >= 1, and Ext is that complex's homology (nassau.products.motivic_ext). A naive twin
+that works weight by weight (tests/oracles/motivic.py) checks this step on random inputs, and the resolution's
+exactness in every weight.
+
+Nassau's algorithm is not used here: its step reads only F_{s-1}'s generators below t, which over A^C is not enough
+(tau y - x above), and its zero-signature exactness would have to hold weight by weight (docs/motivic.md); the
+standard step is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from algebra.milnor.motivic_weight import degree_weights
+from algebra.module.motivic import MotivicModule
+from fp import reduce_with_identity
+from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
+from nassau.engine.scheduler import run_jobs
+from nassau.engine.standard import augmentation_matrix
+
+
+@dataclass(frozen=True)
+class Cycles:
+    """A basis of ker d_s in one degree adapted to the weights: packed rows over F_s's basis with their columns in
+    the order `columns` (column j of `basis` is basis element columns[j]: the elimination's order, undone only for
+    the few vectors that become generators), each vector's weight, and its pivot (a basis element), where it has a 1
+    and every other vector a 0."""
+
+    basis: np.ndarray
+    weights: np.ndarray
+    pivots: np.ndarray
+    columns: np.ndarray
+
+    def natural(self, which: np.ndarray, field_) -> np.ndarray:
+        """The chosen vectors over F_s's basis in its own order."""
+        return field_.scatter(self.basis[which], self.columns, len(self.columns))
+
+
+class MotivicResolution(Resolution):
+    """A resolution of M^C: the classical state, each generator's weight (`weights[s]`, in generator order) and the
+    kernels kept for the next filtration."""
+
+    def __init__(self, motivic: MotivicModule) -> None:
+        super().__init__(motivic.module, "standard")
+        self.motivic = motivic
+        self.weights: list[list[int]] = []
+        self.cycles: dict[tuple[int, int], Cycles] = {}
+        self._algebra_weights: dict[int, np.ndarray] = {}
+
+    def gen_weights(self, s: int) -> np.ndarray:
+        with self._lock:
+            while len(self.weights) <= s:
+                self.weights.append([])
+            return np.array(self.weights[s], dtype=np.int64)
+
+    def add_weighted(self, s: int, t: int, outputs: np.ndarray, weights: np.ndarray, target_ngens: int) -> None:
+        with self._lock:
+            while len(self.weights) <= s:
+                self.weights.append([])
+            self.weights[s].extend(int(w) for w in weights)  # before the generators: never fewer weights than them
+        self.add_generators(s, t, outputs, target_ngens)
+
+    def algebra_weights(self, d: int) -> np.ndarray:
+        found = self._algebra_weights.get(d)
+        if found is None:
+            found = self._algebra_weights[d] = degree_weights(self.algebra, d)
+        return found
+
+    def row_weights(self, s: int, t: int, ngens: int) -> np.ndarray:
+        """The weight of each basis element P(R) g of F_s in degree t, over its first ngens generators."""
+        degrees = self.free(s).gen_degrees
+        gw = self.gen_weights(s)
+        parts = [self.algebra_weights(t - int(degrees[g])) + gw[g] for g in range(ngens)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+
+
+def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles, res: Resolution
+                    ) -> tuple[np.ndarray, Cycles]:
+    """One step's elimination (see the module's docstring). rows: d on F_s's old basis in degree t (packed, with
+    weights), each in the span of the cycles of weight <= its own. Returns the new generators (a mask over the
+    cycles) and ker d_s over the old basis and the new generators (new ones last) as the next step's Cycles."""
+    f = res.field
+    n, m = len(weights), len(cycles.weights)
+    coords = f.gather(rows, cycles.pivots)  # n x m: each row in the cycle basis
+    fresh = np.ones(m, dtype=bool)
+    for w in np.unique(cycles.weights):
+        here = np.nonzero(cycles.weights == w)[0]
+        block = coords[weights == w]
+        if len(block):
+            pivots, _ = reduce_with_identity(f.gather(block, here), len(here), f)
+            fresh[here[pivots]] = False
+    order = np.argsort(-weights, kind="stable")
+    old, new = np.nonzero(~fresh)[0], np.nonzero(fresh)[0]
+    ordered = coords[order]
+    _, relations = reduce_with_identity(f.gather(ordered, old), len(old), f)
+    a = relations.basis  # over the rows in `order`
+    b = f.matmul(a, f.gather(ordered, new), n, len(new))
+    width = n + len(new)
+    basis = f.scatter(a, np.arange(n), width) | f.scatter(b, np.arange(n, width), width)
+    pivots = order[relations.pivots]
+    by_pivot = np.argsort(pivots)  # so the next step gathers its coordinates in column order (a fast gather)
+    pivots = pivots[by_pivot]
+    return fresh, Cycles(basis[by_pivot], weights[pivots], pivots, np.concatenate([order, np.arange(n, width)]))
+
+
+def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """d_s (epsilon at s = 0) in degree t on the first ngens generators of F_s, into F_{s-1}'s generators of degree
+    <= t (the module at s = 0), with the rows' weights and the number of columns."""
+    weights = res.row_weights(s, t, ngens)
+    if s == 0:
+        return augmentation_matrix(res, t, ngens), weights, res.module.dimension(t)
+    target = res.free(s - 1)
+    target_ngens = target.gens_below(t + 1)
+    ncols = target.dimension(t, target_ngens)
+    d = res.differential(s)
+    return d.matrix(t, np.arange(len(weights), dtype=np.int64), target_ngens), weights, ncols
+
+
+def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> Cycles | None:
+    """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)
+    and returns it (None when not kept)."""
+    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t))
+    if s == 0:
+        every = np.arange(ncols, dtype=np.int64)
+        cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), every, every)
+    else:
+        cycles = res.cycles.pop((s - 1, t))  # kept by (s - 1, t), a dependency
+    fresh, kernel = reduce_weighted(rows, weights, cycles, res)
+    if keep_kernel:
+        with res._lock:
+            res.cycles[(s, t)] = kernel
+    outputs = cycles.natural(fresh, res.field)
+    if s == 0:
+        outputs = res.field.to_ints(outputs, ncols).astype(np.uint8)
+    target_ngens = res.free(s - 1).gens_below(t + 1) if s else 0
+    res.add_weighted(s, t, outputs, cycles.weights[fresh], target_ngens)
+    return kernel if keep_kernel else None
+
+
+def kernel_cycles(res: MotivicResolution, s: int, t: int) -> Cycles:
+    """ker d_s in degree t over every generator of degree <= t, as a step keeps it, computed again from the
+    generators (a resumed run whose region grew, or whose kept kernel was lost)."""
+    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1))
+    f = res.field
+    order = np.argsort(-weights, kind="stable")
+    _, relations = reduce_with_identity(rows[order], ncols, f)
+    pivots = order[relations.pivots]
+    return Cycles(relations.basis, weights[pivots], pivots, order)
+
+
+def motivic_region(region: Region) -> Region:
+    """What a run must resolve to know the region: the rectangle t <= T, s <= S around it. Over A, (s + 1, t) needs
+    only ker d_s on the generators below t; over A^C a generator y of degree t may meet that kernel (tau y - x), so
+    (s + 1, t) needs (s, t) and, down the column, every (s', t) with s' <= s. A stem-shaped region's top stem would
+    miss generators (S_2 through stem 20, s <= 8: the one at (20, 7, 13))."""
+    return Region(max_s=region.max_s, min_degree=region.min_degree, max_t=region.t_limit)
+
+
+class Store(Protocol):
+    def load_into(self, res: MotivicResolution, region: Region) -> int: ...
+    def save(self, res: MotivicResolution, s: int, t: int, kept: Cycles | None) -> None: ...
+
+
+def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,
+                    store: Store | None = None) -> MotivicResolution:
+    """Every bidegree of motivic_region(region) not loaded from the store: the standard order, (s, t) after
+    (s, t-1) and (s-1, t), each kernel kept for the next filtration; each saved to the store as it finishes."""
+    res = MotivicResolution(motivic)
+    whole = motivic_region(region)
+    res.algebra.extend(whole.t_limit - res.min_degree + 1)
+    if store is not None:
+        store.load_into(res, whole)
+    jobs = [b for b in whole.bidegrees() if not res.is_done(*b)]
+
+    def work(s: int, t: int) -> None:
+        kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
+        if store is not None:
+            store.save(res, s, t, kept)
+
+    run_jobs(jobs, lambda s, t: [(s, t - 1), (s - 1, t)], work, threads, on_done)
+    return res

@@ -1,0 +1,78 @@
+"""Save and resume a motivic run: the save directory (nassau.store.save_dir) with algorithm "motivic", so classical
+runs and motivic ones refuse each other's directories in one line, and two kinds of files beside the bidegrees:
+
+- `weights/{s}_{t}.bin`: the new generators' weights (one word each), written before the bidegree's own file, so a
+  bidegree that is there has its weights;
+- `cycles/{s}_{t}.bin`: ker d_s in degree t as the next step reads it (nassau.engine.motivic.Cycles: basis rows
+  over F_s's basis in its own order, then their weights and pivots), kept only while (s + 1, t) is still to come
+  and deleted once it is saved. A run resumed over a larger region, or a cycles file lost, recomputes it from the
+  generators (kernel_cycles).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from algebra.module.motivic import MotivicModule
+from algebra.module.spec import read_spec
+from nassau.engine.motivic import Cycles, MotivicResolution, kernel_cycles
+from nassau.engine.region import Region
+from nassau.store.save_dir import SaveDir, StoreError
+
+ALGORITHM = "motivic"
+
+
+class MotivicSave:
+    def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region) -> None:
+        spec = read_spec("S_2" if motivic.module.name == "Ctau" else module_name)
+        self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM)
+        self.store.open(region)
+
+    def save(self, res: MotivicResolution, s: int, t: int, kept: Cycles | None) -> None:
+        """(s, t)'s weights and kept kernel first, then its bidegree file; and (s - 1, t)'s kernel is no longer
+        needed."""
+        fs = res.free(s)
+        first, last = fs.gens_below(t), fs.gens_below(t + 1)
+        weights = np.array(res.weights[s][first:last], dtype=np.int64).view(np.uint64).reshape(-1, 1)
+        self.store.save_map_rows("weights", s, t, weights, 64, 0)
+        if kept is not None:
+            every = np.arange(len(kept.weights))
+            self.store.save_map_rows("cycles", s, t, kept.natural(every, res.field), fs.dimension(t), 0)
+            meta = np.stack([kept.weights, kept.pivots], axis=1).astype(np.int64).view(np.uint64)
+            self.store.save_map_rows("cycle_meta", s, t, meta, 128, 0)
+        self.store.save(res, s, t)
+        if s > 0:
+            for kind in ("cycles", "cycle_meta"):
+                (self.store.path / kind / f"{s - 1}_{t}.bin").unlink(missing_ok=True)
+
+    def load_into(self, res: MotivicResolution, region: Region) -> int:
+        """Every saved bidegree that extends what is loaded, with its weights, and the kernels the rest of the region
+        reads (saved, or recomputed); returns how many bidegrees were loaded."""
+        loaded = self.store.load_into(res)
+        for s in range(len(res.modules)):
+            res.gen_weights(s)
+            fs = res.free(s)
+            for t in sorted(t for (s2, t) in res.new_gens if s2 == s):
+                saved = self.store.map_rows("weights", s, t)
+                count = fs.gens_below(t + 1) - fs.gens_below(t)
+                if saved is None or len(saved[0]) != count:
+                    raise StoreError(f"{self.store.path} lacks the weights of (s={s}, t={t}); refusing to use it "
+                                     "(choose another --save-dir)")
+                res.weights[s].extend(int(w) for w in saved[0].view(np.int64).ravel())
+        for (s, t) in list(res.new_gens):
+            if region.contains(s + 1, t) and not res.is_done(s + 1, t):
+                res.cycles[(s, t)] = self._cycles(res, s, t)
+        return loaded
+
+    def _cycles(self, res: MotivicResolution, s: int, t: int) -> Cycles:
+        basis = self.store.map_rows("cycles", s, t)
+        meta = self.store.map_rows("cycle_meta", s, t)
+        if basis is None or meta is None or len(basis[0]) != len(meta[0]):
+            return kernel_cycles(res, s, t)
+        pairs = meta[0].view(np.int64).reshape(-1, 2)
+        columns = np.arange(res.free(s).dimension(t), dtype=np.int64)
+        return Cycles(basis[0], pairs[:, 0].copy(), pairs[:, 1].copy(), columns)
+
+    def close(self) -> None:
+        self.store.close()

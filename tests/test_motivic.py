@@ -1,0 +1,187 @@
+"""The C-motivic engine (nassau.engine.motivic, nassau.products.motivic_ext): its step against a weight-by-weight
+twin, exactness of the resolution in every weight, tau inverted against the classical engine, and the classes and
+relations of Dugger-Isaksen, "The motivic Adams spectral sequence" (Geom. Topol. 14, 2010) and Isaksen, "Stable
+stems" (Mem. AMS 262, 2019: Table 8 lists the generators of Ext over A^C with (stem, s, weight), its Ext charts
+the relations)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.motivic_weight import degree_weights, weight
+from algebra.milnor.products import multiply
+from algebra.module.loader import load_module
+from algebra.module.motivic import load_motivic
+from fp import field, reduce_with_identity
+from fp.packed import from_bool, to_bool
+from nassau.engine.motivic import Cycles, MotivicResolution, reduce_weighted, resolve_motivic
+from nassau.engine.region import Region
+from nassau.engine.resolve import resolve
+from nassau.products.motivic_ext import MotivicExt
+from tests.oracles.motivic import exactness_defects, fresh_per_weight, kernel_per_weight, rank
+
+
+def motivic_ext(name: str, stem: int, max_s: int) -> MotivicExt:
+    """Ext through the stem, with one row more resolved so that the top row's tau-torsion is known."""
+    module = load_motivic(name)
+    region = Region(max_s=max_s + 1, min_degree=module.module.min_degree, max_stem=stem)
+    return MotivicExt(resolve_motivic(module, region), max_s + 1, region.t_limit)
+
+
+@pytest.fixture(scope="module")
+def sphere() -> MotivicExt:
+    return motivic_ext("S_2", 24, 12)
+
+
+def test_weights_of_the_squares() -> None:
+    """Sq^(2i) has weight i and Sq^(2i-1) weight i - 1 (the bidegrees (2i, i), (2i-1, i-1)); Q_n = P(0, ..., 0, 1)
+    (r_{n+1} = 1) has weight 2^n - 1, the bidegree (2^{n+1} - 1, 2^n - 1) of tau_n."""
+    for i in range(1, 40):
+        assert weight((2 * i,)) == i and weight((2 * i - 1,)) == i - 1
+    for n in range(8):
+        assert weight((0,) * n + (1,)) == (1 << n) - 1
+    algebra = MilnorBasis()
+    for d in (5, 17, 33):
+        assert degree_weights(algebra, d).tolist() == [weight(algebra.element(d, i))
+                                                      for i in range(algebra.dimension(d))]
+
+
+def test_products_need_no_negative_power_of_tau(rng: np.random.Generator) -> None:
+    """P(R) P(S) = sum tau^{w(R) + w(S) - w(T)} P(T): the power is never negative (so A^C is closed under the
+    classical product with these weights)."""
+    algebra = MilnorBasis()
+    algebra.extend(60)
+    for _ in range(300):
+        a, b = (int(x) for x in rng.integers(1, 30, size=2))
+        r = algebra.element(a, int(rng.integers(algebra.dimension(a))))
+        s = algebra.element(b, int(rng.integers(algebra.dimension(b))))
+        terms = np.nonzero(multiply(algebra, r, s))[0]
+        w_t = degree_weights(algebra, a + b)[terms]
+        assert (weight(r) + weight(s) - w_t >= 0).all(), (r, s)
+
+
+def test_step_matches_the_weight_by_weight_twin(rng: np.random.Generator) -> None:
+    """reduce_weighted's new generators and kernel against ranks taken weight by weight, on random inputs of the
+    shape a step sees: cycles a reduced basis (an RREF kernel) with random weights, each row a random combination of
+    the cycles of weight at most its own."""
+    f = field(2)
+    res = MotivicResolution(load_motivic("S_2"))
+    for _ in range(60):
+        k, q, n = (int(x) for x in rng.integers(1, 14, size=3))
+        _, kernel = reduce_with_identity(from_bool(rng.random((k, q)) < 0.3), q, f)
+        m = kernel.dim
+        cycles = Cycles(kernel.basis, rng.integers(0, 5, size=m), kernel.pivots, np.arange(k))
+        vectors = to_bool(kernel.basis, k)
+        weights = rng.integers(0, 6, size=n)
+        mix = (rng.random((n, m)) < 0.5) & (cycles.weights[None, :] <= weights[:, None])
+        rows = (mix.astype(np.int64) @ vectors.astype(np.int64) % 2).astype(bool)
+        fresh, out = reduce_weighted(from_bool(rows), weights, cycles, res)
+        got: dict[int, int] = {}
+        for w in cycles.weights[fresh]:
+            got[int(w)] = got.get(int(w), 0) + 1
+        assert got == fresh_per_weight(rows, weights, vectors, cycles.weights)
+        both = np.concatenate([rows, vectors[fresh]])
+        both_weights = np.concatenate([weights, cycles.weights[fresh]])
+        relations = to_bool(out.natural(np.arange(len(out.weights)), f), len(both_weights))
+        assert not (relations.astype(np.int64) @ both.astype(np.int64) % 2).any(), "a kernel vector is no relation"
+        for w, dim in kernel_per_weight(both, both_weights).items():
+            inside = relations[out.weights <= w]
+            assert rank(inside) == len(inside) == dim
+            assert not inside[:, both_weights > w].any(), "a kernel vector above its weight"
+        assert (relations[:, out.pivots] == np.eye(len(out.pivots), dtype=bool)).all(), "not reduced at the pivots"
+
+
+@pytest.mark.parametrize("name, stem", [("S_2", 14), ("C2", 10), ("Ceta", 10)])
+def test_resolution_is_exact_in_every_weight(name: str, stem: int) -> None:
+    module = load_motivic(name)
+    region = Region(max_s=5, min_degree=0, max_stem=stem)
+    res = resolve_motivic(module, region)
+    for s, t in region.bidegrees():
+        assert exactness_defects(res, s, t) == [], (s, t)
+
+
+def assert_tau_inverted_is_classical(name: str, stem: int, max_s: int) -> None:
+    ext = motivic_ext(name, stem, max_s)
+    region = Region(max_s=max_s, min_degree=0, max_stem=stem)
+    classical = resolve(load_module(name), region, "standard").dims()
+    free = ext.tau_free_dims()
+    assert {b: free[b] for b in classical} == classical
+
+
+@pytest.mark.parametrize("name, stem, max_s", [("S_2", 30, 12), ("C2", 20, 10), ("Ceta", 20, 10)])
+def test_tau_inverted_is_classical(name: str, stem: int, max_s: int) -> None:
+    """Ext_{A^C}[1/tau] = Ext_A[tau, 1/tau]: the tau-free summands in (s, t), over all weights, number dim Ext_A."""
+    assert_tau_inverted_is_classical(name, stem, max_s)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, stem, max_s", [("S_2", 60, 30), ("C2", 40, 20), ("Ceta", 40, 20)])
+def test_tau_inverted_is_classical_far(name: str, stem: int, max_s: int) -> None:
+    assert_tau_inverted_is_classical(name, stem, max_s)
+
+
+#: (stem, s, weight) of named generators, Isaksen's "Stable stems" Table 8 / Dugger-Isaksen section 5.
+KNOWN = {"h0": (0, 1, 0), "h1": (1, 1, 1), "h2": (3, 1, 2), "h3": (7, 1, 4), "c0": (8, 3, 5), "Ph1": (9, 5, 5),
+         "d0": (14, 4, 8), "h4": (15, 1, 8), "e0": (17, 4, 10), "c1": (19, 3, 11), "tau g": (20, 4, 11),
+         "h2 g": (23, 5, 14)}
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN))
+def test_known_generators(sphere: MotivicExt, name: str) -> None:
+    (c,) = sphere.find(*KNOWN[name])
+    assert c.torsion is None
+
+
+def test_g_itself_is_no_class(sphere: MotivicExt) -> None:
+    """g is not a class over A^C, while tau g and h2 g are (Isaksen, "Stable stems": its table of generators lists
+    tau g and h2 g, and no g)."""
+    assert sphere.find(20, 4, 12) == []
+    ((h2_tau_g, power),) = sphere.h_product(2, one(sphere, *KNOWN["tau g"]))
+    assert (h2_tau_g.stem, h2_tau_g.s, h2_tau_g.weight, power) == (23, 5, 14, 1)
+
+
+def one(ext: MotivicExt, stem: int, s: int, w: int):
+    (c,) = ext.find(stem, s, w)
+    return c
+
+
+def test_h1_tower_and_tau_h1_to_the_four(sphere: MotivicExt) -> None:
+    """h1^k is nonzero for every k (no tau-free relation kills it), while tau h1^4 = 0 (Dugger-Isaksen 5.1): h1^k
+    for k >= 4 is a generator of order tau^1."""
+    x = one(sphere, 0, 0, 0)
+    for k in range(1, 12):
+        ((x, power),) = sphere.h_product(1, x)
+        assert (x.stem, x.s, x.weight, power) == (k, k, k, 0)
+        assert x.torsion == (None if k < 4 else 1)
+
+
+def test_relations_h0_h1_and_h0_squared_h2(sphere: MotivicExt) -> None:
+    """h0 h1 = 0; h0^2 h2 = tau h1^3 (Dugger-Isaksen; the classical h0^2 h2 = h1^3 with its weight)."""
+    h0, h1, h2 = (one(sphere, *KNOWN[n]) for n in ("h0", "h1", "h2"))
+    assert sphere.h_product(0, h1) == [] and sphere.h_product(1, h0) == []
+    ((h0h2, p),) = sphere.h_product(0, h2)
+    assert p == 0
+    ((top, p),) = sphere.h_product(0, h0h2)
+    assert (top.stem, top.s, top.weight, p) == (3, 3, 3, 1)
+    ((h1_3, p),) = sphere.h_product(1, one(sphere, 2, 2, 2))
+    assert top == h1_3 and p == 0
+
+
+def test_top_stem_needs_the_column_below() -> None:
+    """A generator at the top stem of a stem-shaped region: (20, 7, 13) covers tau y - x for a generator y of F_6 in
+    the same degree, at stem 21, which the run must resolve too (motivic_region)."""
+    assert len(motivic_ext("S_2", 20, 7).find(20, 7, 13)) == 1
+
+
+def test_ctau_has_a_class_per_generator() -> None:
+    """Ext_{A^C}(M_2, M_2/tau) = Hom(F_s, F_2): one class per generator of the minimal resolution (its differential
+    is tau times something), tau acting as zero; h1^4, zero there once tau is, is a class again."""
+    ctau, sphere = motivic_ext("Ctau", 12, 6), motivic_ext("S_2", 12, 6)
+    cells = sum(len(sphere.degree(t).cells) for t in range(sphere.max_t + 1))
+    assert len([c for c in ctau.classes]) == cells
+    assert all(c.torsion == 1 for c in ctau.classes)
+    x = one(ctau, 0, 0, 0)
+    for k in range(1, 6):
+        ((x, power),) = ctau.h_product(1, x)
+        assert (x.stem, x.s, x.weight, power) == (k, k, k, 0)
