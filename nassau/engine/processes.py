@@ -107,8 +107,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                 if kind == "here":
                     payload = res.added(*job)
                 else:
-                    res.add(payload)
-                    res.take_kernel(payload.s - 1, payload.t)  # kept here for a job a worker ran
+                    _adopt(res, payload)
                 log.append(k, payload)
                 graph.finish(job)
                 if on_done is not None:
@@ -255,13 +254,18 @@ def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], 
         (s, t), news = message
         try:
             for added in news:
-                if not res.is_done(added.s, added.t):
-                    res.add(added)
-                    res.take_kernel(added.s - 1, added.t)  # kept for a job another worker ran
+                _adopt(res, added)
             work(s, t)
             conn.send(("done", res.added(s, t)))
         except BaseException as exc:  # noqa: BLE001 - handed to the coordinator
             conn.send(("error", _picklable(exc)))
+
+
+def _adopt(res: Resolution, added: Added) -> None:
+    """Add a result another worker computed, and drop the kernel kept here for its job (a standard step keeps
+    ker d_s for (s + 1, t), which that worker recomputed)."""
+    res.add(added)
+    res.take_kernel(added.s - 1, added.t)
 
 
 def _picklable(exc: BaseException) -> BaseException:
