@@ -127,3 +127,49 @@ def test_helping_threads_give_the_one_thread_resolution(monkeypatch: pytest.Monk
             other, other_ngens = b.output(g)
             assert ngens == other_ngens
             np.testing.assert_array_equal(vector, other)
+
+
+class Elsewhere:
+    """Claims as another process holds them: the pieces in `there` were claimed there first."""
+
+    def __init__(self, there: set[int]) -> None:
+        self.there = there
+        self.closed = False
+
+    def take(self, i: int) -> bool:
+        return i not in self.there
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_piece_claimed_by_another_process_is_waited_for_and_taken_not_recomputed() -> None:
+    """Piece 1 was claimed elsewhere and arrives while the job waits; piece 2 arrived before the job came to it (the
+    job must take it, not wait for a delivery already made); piece 0 the job computes itself."""
+    calls: list[int] = []
+    p = Prefetch([partial(counting, calls, i) for i in range(3)], recipes=["r0", "r1", "r2"])
+    p.claims = claims = Elsewhere({1, 2})
+    p.deliver(2, "two", True)
+    guard = threading.Timer(TIMEOUT, p.abandon)  # a delivery lost: the job computes the piece, and the test fails
+    guard.start()
+    try:
+        with p:
+            assert p.take(0) == 0
+            threading.Timer(0.05, p.deliver, (1, "one", True)).start()
+            assert p.take(1) == "one" and p.take(2) == "two"
+    finally:
+        guard.cancel()
+    assert calls == [0] and claims.closed
+
+
+def test_a_piece_that_failed_elsewhere_or_whose_coordinator_is_gone_is_computed_here() -> None:
+    calls: list[int] = []
+    p = Prefetch([partial(counting, calls, i) for i in range(3)], recipes=["r0", "r1", "r2"])
+    p.claims = Elsewhere({0, 1, 2})
+    with p:
+        p.deliver(0, None, False)
+        assert p.take(0) == 0
+        # piece 1 is running elsewhere when the coordinator goes: the job stops waiting for it
+        threading.Timer(0.05, p.abandon).start()
+        assert p.take(1) == 1 and p.take(2) == 4  # 2 was never claimed here: after abandon it is
+    assert calls == [0, 1, 2]

@@ -272,3 +272,42 @@ def _alive(pid: int) -> bool:
 def _children(pid: int) -> list[int]:
     out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
     return [int(x) for x in out.split()]
+
+
+def test_idle_workers_compute_pieces_of_a_running_step_and_give_the_same_generators(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Structural: two Nassau steps left, the second waiting on the first, which runs on the forked worker; the
+    worker here, idle, is handed the first's pieces (nassau.engine.shared_pieces) and computes some (each piece made
+    slow here, so that the step cannot take them all first); the coordinator relays them to the step, whose
+    generators are the one-thread run's, bit for bit. Without the sharing no piece is relayed."""
+    import time as clock
+
+    from nassau.engine import nassau_step, shared_pieces
+    from nassau.engine.resolve import step
+
+    module = load_module("S_2")
+    region = Region(max_s=10, min_degree=0, max_stem=30)
+    job = (4, 34)  # a step with seven signature blocks to correct through
+    one = resolve(module, region, "nassau", 1)
+    res = Resolution(module)
+    res.algebra.extend(region.t_limit + 1)
+    for s, t in sorted(region.bidegrees(), key=lambda j: (j[1], j[0])):
+        if (t, s) >= (job[1], job[0]):
+            break
+        step(res, "nassau", s, t)
+    slow = nassau_step.signature_rows
+
+    def signature_rows(*args):
+        clock.sleep(0.05)
+        return slow(*args)
+
+    monkeypatch.setattr(nassau_step, "signature_rows", signature_rows)
+    monkeypatch.setattr(processes, "_run_here_while_light", lambda graph, work, on_done: None)
+    before = shared_pieces.COUNTERS["relayed"]
+    jobs = [job, (job[0] + 1, job[1] + 1)]
+    run_processes(res, jobs, dependencies("nassau"), lambda s, t: step(res, "nassau", s, t), 2)
+    assert shared_pieces.COUNTERS["relayed"] > before
+    for s, t in jobs:
+        mine, theirs = res.added(s, t), one.added(s, t)
+        assert mine.count == theirs.count and mine.rows.tobytes() == theirs.rows.tobytes()
+    assert res.added(*job).count > 0

@@ -80,8 +80,11 @@ def process_lock():
 
 
 def _zeros(count: int, dtype, shared: bool) -> np.ndarray:
-    """A zeroed array, private or in a shared anonymous mapping (which a fork shares rather than copies)."""
-    if not shared:
-        return np.zeros(count, dtype=dtype)
+    """A zeroed array, private or in a shared anonymous mapping."""
+    return shared_zeros(count, dtype) if shared else np.zeros(count, dtype=dtype)
+
+
+def shared_zeros(count: int, dtype) -> np.ndarray:
+    """A zeroed array in a shared anonymous mapping, which a fork shares rather than copies."""
     size = max(1, count * np.dtype(dtype).itemsize)
     return np.frombuffer(mmap.mmap(-1, size), dtype=dtype, count=count)

@@ -17,6 +17,7 @@ run takes the standard step instead (standard_at).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -96,7 +97,7 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     if count:
         # 3. Corrections, signature by signature (the zero-signature part of d(x) is already zero).
         dx = d_prev.apply(t, x, ng_n, tables)
-        x = f.subtract(x, preimages_by_signature(d_prev, t, sub, dx, ng_t, ng_n, tables))
+        x = f.subtract(x, preimages_by_signature(d_prev, t, sub, dx, ng_t, ng_n, tables, shipped_as=s - 1))
         if dx.any():
             raise AssertionError(f"Nassau step ({s}, {t}) over {sub.describe()} left a nonzero boundary")
     res.add_generators(s, t, x, ng_t)
@@ -114,7 +115,8 @@ def signature_block(d: FreeMap, t: int, sub: Subalgebra | OddSubalgebra, sig: tu
 
 
 def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray, src_ngens: int,
-                           tgt_ngens: int, tables: TermTables | None = None, dense: bool = False) -> np.ndarray:
+                           tgt_ngens: int, tables: TermTables | None = None, dense: bool = False,
+                           shipped_as: int | None = None) -> np.ndarray:
     """y (packed over d's source in degree t, first src_ngens generators) with d(y) = rem, found signature by
     signature: zero signature first, then sub.signatures order, each part of rem cancelled through a quasi-inverse
     of d's block on that signature's rows and columns. A signature where rem is already zero costs nothing. rem is
@@ -131,7 +133,10 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
     `dense`: the caller expects nearly every signature to need a correction (a lift's cycles: 5861 of 6112 blocks
     in S_2's d2 lift through stem 70). Where no worker would compute pieces ahead (one thread), d is then built on
     every block's rows in one call, not one call per block, whose Python cost was a twentieth of that lift; the
-    matrices, and so y, are the same."""
+    matrices, and so y, are the same.
+
+    `shipped_as`: d is the resolution's d_{shipped_as}, so other worker processes holding the same resolution may
+    compute the pieces as well (SignatureRows)."""
     f = d.field
     sig_src = sub.signature_classes(d.source.basis_words(t, src_ngens)[1])
     sig_tgt = sub.signature_classes(d.target.basis_words(t - d.shift, tgt_ngens)[1])
@@ -153,7 +158,10 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
             if f.any_in(rem, cols):
                 block_inverse(f, part, cols).correct(rem, cols, rows, part, y)
         return y
-    with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks]) as pieces:
+    recipes = None if shipped_as is None else [SignatureRows(shipped_as, t, src_ngens, tgt_ngens, rows, cols)
+                                               for rows, cols in blocks]
+    with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks],
+                  recipes) as pieces:
         for i, (rows, cols) in enumerate(blocks):
             if not f.any_in(rem, cols):
                 pieces.drop(i)
@@ -169,6 +177,29 @@ def signature_rows(d: FreeMap, t: int, ngens: int, rows: np.ndarray, cols: np.nd
     block on that signature's columns (it sends vectors of the block's image to preimages over those rows)."""
     image = d.matrix(t, rows, ngens, tables=tables)
     return block_inverse(d.field, image, cols), image
+
+
+@dataclass(frozen=True)
+class SignatureRows:
+    """A piece of a Nassau step as another process computes it from its own copy of the resolution: signature_rows
+    of d_s in degree t on the first src_ngens generators (rows) and tgt_ngens targets (cols: the block's columns)."""
+
+    s: int
+    t: int
+    src_ngens: int
+    tgt_ngens: int
+    rows: np.ndarray
+    cols: np.ndarray
+
+    def __call__(self, res: Resolution, tables: dict) -> tuple[QuasiInverse, np.ndarray]:
+        """`tables`: the term tables found so far by this process's calls, by degree (found once for a step's
+        pieces)."""
+        d = res.differential(self.s)
+        key = (self.s, self.t, self.src_ngens)
+        if key not in tables:
+            tables.clear()
+            tables[key] = d.term_tables(self.t, self.src_ngens)
+        return signature_rows(d, self.t, self.tgt_ngens, self.rows, self.cols, tables[key])
 
 
 def block_inverse(f: F2 | PrimeField, image: np.ndarray, cols: np.ndarray) -> QuasiInverse:

@@ -9,12 +9,16 @@ computed it, so outputs are the same for any number of threads. Off a worker thr
 nothing is posted: the job computes exactly what it takes, as a plain loop would.
 
 Nothing waits on anything but a piece already running, and a piece waits on nothing, so helping cannot deadlock.
+
+Pieces may also travel between processes (nassau.engine.shared_pieces): a Prefetch made with `recipes`, picklable
+descriptions of its pieces that another process holding the same resolution can compute, is posted to that run's
+board, which claims pieces through memory the processes share; a piece claimed elsewhere is `deliver`ed here.
 """
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
 
@@ -64,16 +68,29 @@ def helped() -> bool:
     return getattr(_here, "board", None) is not None
 
 
+class Claims(Protocol):
+    """Pieces claimed in memory other processes share (nassau.engine.shared_pieces.Offer)."""
+
+    def take(self, i: int) -> bool:
+        """Claim piece i here: False if another process has it (its result is delivered)."""
+
+    def close(self) -> None:
+        """No piece left is to be started anywhere."""
+
+
 class Prefetch(Generic[T]):
     """The pieces `tasks` (callables without arguments), taken in order by the job that made them (a context
-    manager: leaving it drops every piece not taken)."""
+    manager: leaving it drops every piece not taken). `recipes`, where given, describe the pieces to other
+    processes (one picklable object each, called with their resolution)."""
 
-    def __init__(self, tasks: Sequence[Callable[[], T]]) -> None:
+    def __init__(self, tasks: Sequence[Callable[[], T]], recipes: Sequence[object] | None = None) -> None:
         self._tasks = list(tasks)
         self._state = [_PENDING] * len(self._tasks)
         self._results: dict[int, T] = {}
         self._cond = threading.Condition()
         self._left = len(self._tasks)
+        self.recipes = recipes
+        self.claims: Claims | None = None  # set by a board that shares the pieces with other processes
         if helped() and len(self._tasks) > 1:
             _here.board.post(self)
 
@@ -81,6 +98,8 @@ class Prefetch(Generic[T]):
         return self
 
     def __exit__(self, *exc: object) -> None:
+        if self.claims is not None:
+            self.claims.close()
         with self._cond:
             self._state = [_GONE] * len(self._tasks)  # a piece still running is discarded when it ends
             self._left = 0
@@ -90,6 +109,7 @@ class Prefetch(Generic[T]):
     def take(self, i: int) -> T:
         """Piece i: computed by a helper (waiting while one computes it) or here."""
         with self._cond:
+            self._claim(i)
             while self._state[i] == _RUNNING:
                 self._cond.wait()
             if self._state[i] == _DONE:
@@ -105,11 +125,37 @@ class Prefetch(Generic[T]):
         """Piece i is not needed: never start it, and free its result if a helper made one (one still running
         is discarded when it ends)."""
         with self._cond:
+            self._claim(i)
             if self._state[i] == _PENDING:
                 self._left -= 1
                 COUNTERS["dropped"] += 1
             self._state[i] = _GONE
             self._results.pop(i, None)
+
+    def _claim(self, i: int) -> None:
+        """Under the condition: a piece pending here that another process has claimed is running there."""
+        if self.claims is not None and self._state[i] == _PENDING and not self.claims.take(i):
+            self._state[i] = _RUNNING
+            self._left -= 1
+
+    def deliver(self, i: int, result: T | None, ok: bool) -> None:
+        """Piece i as another process computed it (ok False: it raised there, and the job computes it again)."""
+        with self._cond:
+            if self._state[i] == _PENDING:  # claimed there before the job here came to it
+                self._left -= 1
+            elif self._state[i] != _RUNNING:  # dropped or closed meanwhile
+                return
+            self._state[i] = _DONE if ok else _FAILED
+            if ok:
+                self._results[i] = result
+            self._cond.notify_all()
+
+    def abandon(self) -> None:
+        """Pieces running in other processes will not come (their coordinator is gone): the job computes them."""
+        with self._cond:
+            self.claims = None  # and those not claimed yet are claimed here
+            self._state = [_FAILED if st == _RUNNING else st for st in self._state]
+            self._cond.notify_all()
 
     def pending(self) -> bool:
         return self._left > 0

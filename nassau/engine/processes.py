@@ -11,7 +11,8 @@ otherwise take from a worker. Jobs are handed out in the threads' order (schedul
 not depend on which worker ran which job: the kernel a standard step keeps for (s + 1, t) is recomputed by the worker
 that runs (s + 1, t) if another one ran (s, t) (standard.kernel_of), as on a cluster, and a kept kernel whose user ran
 elsewhere is dropped. Catching up costs little: adding every result of S_2 through stem 90, every s, takes 0.16 s of a
-16 s resolution.
+16 s resolution. A worker with no job helps another's running Nassau step with its pieces (nassau.engine.shared_pieces),
+which the coordinator relays.
 
 The product tables move to shared memory before the workers are forked (ProductTables.share_between_processes): a
 table one worker fills, every other reads from its next batch on, and none is filled twice. A worker keeps to one
@@ -34,9 +35,11 @@ from multiprocessing.connection import Connection, wait
 from typing import TYPE_CHECKING
 
 from algebra.milnor.product_tables import tables_for
-from nassau.engine import compile_time
+from nassau.engine import compile_time, prefetch
 from nassau.engine.region import BidegreeST
 from nassau.engine.scheduler import JobFailed, JobGraph
+from nassau.engine.shared_pieces import COUNTERS as PIECES
+from nassau.engine.shared_pieces import ProcessBoard, Slab, help_with
 
 if TYPE_CHECKING:
     from nassau.engine.resolution import Added, Resolution
@@ -69,10 +72,11 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     conns: list[Connection] = []
     procs = []
     workers = min(workers, graph.left)
-    for k in range(workers - 1):  # and one worker here
+    slab = Slab(workers)
+    for k in range(workers - 1):  # and one worker here, the last
         mine, theirs = context.Pipe()
-        proc = context.Process(target=_serve, args=(theirs, res, work, [*conns, mine]), name=f"nassau-worker-{k}",
-                               daemon=True)
+        proc = context.Process(target=_serve, args=(theirs, res, work, [*conns, mine], slab, k),
+                               name=f"nassau-worker-{k}", daemon=True)
         proc.start()
         theirs.close()
         conns.append(mine)
@@ -80,38 +84,54 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     # Sending runs on a thread per worker: a large message to a worker that is itself sending its result would block
     # both sides if this loop sent it, since this loop is the one that reads results.
     senders: list[_Sender | _Here] = [_Sender(conn) for conn in conns]
-    here = _Here(work)
+    here = _Here(work, res, slab, len(conns))
     senders.append(here)
     conns.append(here.conn)
     log = _Log(len(conns))
     queued: list[deque[BidegreeST]] = [deque() for _ in conns]
+    helping = [False] * len(conns)
+    offers: list[tuple[int, int, list]] = []  # (owner, serial, recipes) of the steps whose pieces others may compute
     try:
         while graph.left:
             for k, sender in enumerate(senders):
                 while len(queued[k]) < QUEUED and graph.ready:
                     job = graph.pop()
-                    sender.send((job, log.news(k)))
+                    sender.send(("job", job, log.news(k)))
                     queued[k].append(job)
-            busy = [conn for k, conn in enumerate(conns) if queued[k]]
+            _offer_help(offers, senders, queued, helping, slab, log)
+            busy = [conn for k, conn in enumerate(conns) if queued[k] or helping[k]]
             if not busy:
                 raise JobFailed("scheduler stalled: a job waits on a dependency that never runs")
             for conn in wait(busy):
                 k = conns.index(conn)
-                job = queued[k].popleft()
                 try:
-                    kind, payload = conn.recv()
+                    kind, *payload = conn.recv()
                 except (EOFError, OSError):
-                    raise JobFailed(f"the worker running (n={job[1] - job[0]}, s={job[0]}) died") from None
+                    job = queued[k][0] if queued[k] else None
+                    raise JobFailed("a worker died" if job is None else
+                                    f"the worker running (n={job[1] - job[0]}, s={job[0]}) died") from None
                 if kind == "error":
-                    raise JobFailed(str(payload)) from payload
-                if kind == "here":
-                    payload = res.added(*job)
+                    raise JobFailed(str(payload[0])) from payload[0]
+                if kind == "offer":
+                    offers.append((k, *payload))
+                elif kind == "piece":
+                    owner, piece = payload
+                    PIECES["relayed"] += 1
+                    if owner == len(conns) - 1:
+                        here.board.deliver(piece)
+                    else:
+                        senders[owner].send(("piece", piece))
+                elif kind == "free":
+                    helping[k] = False
                 else:
-                    _adopt(res, payload)
-                log.append(k, payload)
-                graph.finish(job)
-                if on_done is not None:
-                    on_done(*job)
+                    job = queued[k].popleft()
+                    added = res.added(*job) if kind == "here" else payload[0]
+                    if kind != "here":
+                        _adopt(res, added)
+                    log.append(k, added)
+                    graph.finish(job)
+                    if on_done is not None:
+                        on_done(*job)
     finally:
         for sender in senders:
             sender.send(None)
@@ -124,6 +144,18 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                 proc.join()
         for conn in conns:
             conn.close()
+
+
+def _offer_help(offers: list[tuple[int, int, list]], senders: list, queued: list[deque], helping: list[bool],
+                slab: Slab, log: _Log) -> None:
+    """Hand each worker that has no job and helps nobody the oldest offer of another worker's step that still has
+    a piece nobody has started (offers: (owner, serial, recipes); the closed and finished ones are dropped)."""
+    offers[:] = [o for o in offers if slab.has_pending(o[0], o[1], len(o[2]))]
+    for k, sender in enumerate(senders):
+        offer = next((o for o in offers if o[0] != k), None)
+        if offer is not None and not queued[k] and not helping[k]:
+            sender.send(("help", *offer, log.news(k)))
+            helping[k] = True
 
 
 def _run_here_while_light(graph: JobGraph, work: Callable[[int, int], None],
@@ -188,25 +220,31 @@ class _Sender(_Mailbox):
 class _Here(_Mailbox):
     """The worker in this process, on a thread of its own: its jobs add to the resolution here, so it catches up on
     nothing and sends back only that a job is done (or its error), through a pipe the loop waits on with the
-    workers' (the news a job is sent with are dropped)."""
+    workers' (the news a job is sent with are dropped). It helps the other workers' steps, and they help its own,
+    as a forked worker does (worker k)."""
 
-    def __init__(self, work: Callable[[int, int], None]) -> None:
+    def __init__(self, work: Callable[[int, int], None], res: Resolution, slab: Slab, k: int) -> None:
         self.conn, self._done = multiprocessing.Pipe(duplex=False)
-        self._work = work
+        self._work, self._res, self._slab = work, res, slab
+        self.board = ProcessBoard(slab, k, self._done.send)
         super().__init__("nassau-worker-here")
 
     def _run(self) -> None:
+        prefetch.attach(self.board)
         while True:
             message = self._queue.get()
             if message is None:
                 return
-            (s, t), _ = message
             try:
-                self._work(s, t)
-                outcome: tuple = ("here", None)
-            except BaseException as exc:  # noqa: BLE001 - handed to the loop
-                outcome = ("error", _picklable(exc))
-            try:
+                if message[0] == "help":
+                    _help(self._res, self._slab, message, self._done.send, lambda: not self._queue.empty())
+                    continue
+                _, (s, t), _ = message
+                try:
+                    self._work(s, t)
+                    outcome: tuple = ("here", None)
+                except BaseException as exc:  # noqa: BLE001 - handed to the loop
+                    outcome = ("error", _picklable(exc))
                 self._done.send(outcome)
             except OSError:  # the loop has ended (an error elsewhere, Ctrl-C) and closed its end
                 return
@@ -234,31 +272,63 @@ class _Log:
         return out
 
 
-def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], theirs: list[Connection]) -> None:
-    """A worker: add what the coordinator sends, run the job, send back what it added (or its error). It first
-    closes its copies of the coordinator's ends of the pipes (`theirs`), so that it reads the end of its pipe, and
-    leaves, if the coordinator dies."""
+def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], theirs: list[Connection],
+           slab: Slab, k: int) -> None:
+    """Worker k: add what the coordinator sends, run the job, send back what it added (or its error); help another
+    worker's step when told to. It first closes its copies of the coordinator's ends of the pipes (`theirs`), so that
+    it reads the end of its pipe, and leaves, if the coordinator dies. A thread reads the pipe, so that pieces sent
+    for the running job reach it (inbox: everything else, in order)."""
     import numba
 
     for end in theirs:
         end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     numba.set_num_threads(1)  # one core each: the workers are the parallelism (fp.threads then stays serial)
+    board = ProcessBoard(slab, k, conn.send)
+    prefetch.attach(board)
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=_read, args=(conn, inbox, board), name="nassau-reader", daemon=True).start()
     while True:
-        try:
-            message = conn.recv()
-        except EOFError:  # the coordinator is gone
-            return
+        message = inbox.get()
         if message is None:
             return
-        (s, t), news = message
         try:
-            for added in news:
+            for added in message[-1]:
                 _adopt(res, added)
+            if message[0] == "help":
+                _help(res, slab, message, conn.send, lambda: not inbox.empty())
+                continue
+            _, (s, t), _ = message
             work(s, t)
             conn.send(("done", res.added(s, t)))
         except BaseException as exc:  # noqa: BLE001 - handed to the coordinator
             conn.send(("error", _picklable(exc)))
+
+
+def _read(conn: Connection, inbox: queue.SimpleQueue, board: ProcessBoard) -> None:
+    """A worker's pipe: pieces to the board, the rest to the inbox (None when the coordinator ends or is gone)."""
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            board.abandon()
+            inbox.put(None)
+            return
+        if message is not None and message[0] == "piece":
+            board.deliver(message[1])
+            continue
+        inbox.put(message)
+        if message is None:
+            return
+
+
+def _help(res: Resolution, slab: Slab, message: tuple, send: Callable[[object], None],
+          stop: Callable[[], bool]) -> None:
+    """Compute pieces of another worker's step (message: ("help", owner, serial, recipes, news), the news added),
+    then say this worker is free."""
+    _, owner, serial, recipes, _ = message
+    help_with(res, slab, owner, serial, recipes, send, stop)
+    send(("free",))
 
 
 def _adopt(res: Resolution, added: Added) -> None:
