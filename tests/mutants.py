@@ -295,8 +295,11 @@ MUTANTS = [
            ("tests/test_prefetch.py::"
             "test_a_piece_claimed_by_another_process_is_waited_for_and_taken_not_recomputed",)),
     Mutant("shared pieces: the owner takes a piece a helper has claimed", "nassau/engine/shared_pieces.py",
-           (literal("            if self.states[k, i] == ELSEWHERE and self.serials[k] == serial:",
+           (literal("            if self.states[k, h, i] in (ELSEWHERE, WRITTEN) and self.serials[k, h] == serial:",
                     "            if False:"),),
+           ("tests/test_shared_pieces.py",)),
+    Mutant("shared pieces: an offer reuses an inbox half a helper still writes to", "nassau/engine/shared_pieces.py",
+           (literal("if not (self.states[k, h] == ELSEWHERE).any() or abandoned():", "if True:"),),
            ("tests/test_shared_pieces.py",)),
     Mutant("product tables: a key another thread or process is filling is claimed again",
            "algebra/milnor/product_tables.py",

@@ -158,8 +158,9 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
             if f.any_in(rem, cols):
                 block_inverse(f, part, cols).correct(rem, cols, rows, part, y)
         return y
-    recipes = None if shipped_as is None else [SignatureRows(shipped_as, t, src_ngens, tgt_ngens, rows, cols)
-                                               for rows, cols in blocks]
+    recipes = None if shipped_as is None else [
+        SignatureRows(shipped_as, t, src_ngens, tgt_ngens, rows, cols, rem.shape[1], f.storage(len(rows)), rem.itemsize)
+        for rows, cols in blocks]
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks],
                   recipes) as pieces:
         for i, (rows, cols) in enumerate(blocks):
@@ -190,6 +191,15 @@ class SignatureRows:
     tgt_ngens: int
     rows: np.ndarray
     cols: np.ndarray
+    width: int  # storage units of a row of d in degree t (the image's), of len(rows) (the preimages'), unit bytes
+    src_width: int
+    unit: int
+
+    def result_bytes(self) -> int:
+        """At most the bytes of the piece's arrays: the image, and the quasi-inverse's preimages and pivots (rank
+        at most min(rows, cols))."""
+        rank = min(len(self.rows), len(self.cols))
+        return (len(self.rows) * self.width + rank * self.src_width) * self.unit + rank * 8
 
     def __call__(self, res: Resolution, tables: dict) -> tuple[QuasiInverse, np.ndarray]:
         """`tables`: the term tables found so far by this process's calls, by degree (found once for a step's

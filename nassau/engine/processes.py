@@ -90,7 +90,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     log = _Log(len(conns))
     queued: list[deque[BidegreeST]] = [deque() for _ in conns]
     helping = [False] * len(conns)
-    offers: list[tuple[int, int, list]] = []  # (owner, serial, recipes) of the steps whose pieces others may compute
+    offers: list[tuple] = []  # (owner, serial, recipes, offsets) of the steps whose pieces others may compute
     try:
         while graph.left:
             for k, sender in enumerate(senders):
@@ -146,10 +146,11 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
             conn.close()
 
 
-def _offer_help(offers: list[tuple[int, int, list]], senders: list, queued: list[deque], helping: list[bool],
-                slab: Slab, log: _Log) -> None:
+def _offer_help(offers: list[tuple], senders: list, queued: list[deque], helping: list[bool], slab: Slab,
+                log: _Log) -> None:
     """Hand each worker that has no job and helps nobody the oldest offer of another worker's step that still has
-    a piece nobody has started (offers: (owner, serial, recipes); the closed and finished ones are dropped)."""
+    a piece nobody has started (offers: (owner, serial, recipes, offsets); the closed and finished ones are
+    dropped)."""
     offers[:] = [o for o in offers if slab.has_pending(o[0], o[1], len(o[2]))]
     for k, sender in enumerate(senders):
         offer = next((o for o in offers if o[0] != k), None)
@@ -324,10 +325,10 @@ def _read(conn: Connection, inbox: queue.SimpleQueue, board: ProcessBoard) -> No
 
 def _help(res: Resolution, slab: Slab, message: tuple, send: Callable[[object], None],
           stop: Callable[[], bool]) -> None:
-    """Compute pieces of another worker's step (message: ("help", owner, serial, recipes, news), the news added),
-    then say this worker is free."""
-    _, owner, serial, recipes, _ = message
-    help_with(res, slab, owner, serial, recipes, send, stop)
+    """Compute pieces of another worker's step (message: ("help", owner, serial, recipes, offsets, news), the news
+    added), then say this worker is free."""
+    _, owner, serial, recipes, offsets, _ = message
+    help_with(res, slab, owner, serial, recipes, offsets, send, stop)
     send(("free",))
 
 

@@ -2,76 +2,133 @@
 the cores of a `--processes` run, as it does over threads (nassau.engine.prefetch).
 
 A worker whose step makes a Prefetch with recipes (nassau_step.SignatureRows: which differential, degree, rows and
-columns) opens an Offer in its row of a Slab, memory that every worker process shares (mapped before the fork), and
+columns) opens an offer in its row of a Slab, memory that every worker process shares (mapped before the fork), and
 sends the recipes to the coordinator. The coordinator hands them to workers that have no job (`help_with`): such a
 helper catches up on the results it lacks (the step's inputs are finished before the step runs), claims the last
-piece nobody has started, computes it from its own copy of the resolution and the shared product tables, and sends
-it back; the coordinator relays it to the owner, still pickled. The owner takes its pieces in order as before,
+piece nobody has started, computes it from its own copy of the resolution and the shared product tables, and writes
+it into the owner's inbox, a slot the offer reserved for that piece in shared memory; a short notice, relayed by the
+coordinator, tells the owner, which reads the piece where it lies. The owner takes its pieces in order as before,
 claiming each it reaches; one a helper has claimed it waits for. A claim is one byte under a lock the processes
 share, so no piece is computed twice on purpose, and the owner and its helpers meet from the two ends. A piece's
 result does not depend on the process that computed it, so the resolution is the same for any number of workers.
+
+Pieces are large (S_2 through stem 150: a median of 0.5 MB, the largest 30 MB, d on a signature's rows over every
+column), too large to pickle through pipes (about 200 MB/s here); a copy into shared memory is one memcpy. Each
+worker's inbox has two halves, used by its offers in turn: an offer opens its half only once no helper of the
+offer before it in that half is still writing there.
 """
 from __future__ import annotations
 
-import pickle
+import mmap
 import threading
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from algebra.milnor.table_arena import process_lock, shared_zeros
+from fp import QuasiInverse, field
 from nassau.engine.prefetch import Prefetch
 
 MAX_PIECES = 1 << 15
 """Pieces an offer may share; a step with more keeps them (S_2 through stem 150 has at most a few thousand)."""
+INBOX = 1 << 30
+"""Bytes of each worker's inbox (two halves; virtual memory: pages are used as pieces are written, and given back
+after an offer that used more than RELEASE). Pieces that do not fit in a half stay with their step."""
+RELEASE = 1 << 26
+ALIGN = 64
 
-PENDING, TAKEN, ELSEWHERE = 0, 1, 2
+PENDING, TAKEN, ELSEWHERE, WRITTEN = 0, 1, 2, 3
 
 COUNTERS = {"offered": 0, "helped": 0, "delivered": 0, "relayed": 0}
-"""Test hook (per process): offers sent, pieces computed for another worker, pieces delivered from one, pieces the
-coordinator relayed from a helper to their owner."""
+"""Test hook (per process): offers sent, pieces computed for another worker, pieces delivered from one, notices
+the coordinator relayed from a helper to a piece's owner."""
 
 
 class Slab:
-    """Each worker's open offer: states[k, i] of worker k's piece i, and serials[k] its offer's number (0: none)."""
+    """Each worker's open offers and inbox: states[k, h, i] of worker k's piece i in half h, serials[k, h] the
+    number of the offer using that half (0: closed), and inboxes[k] the bytes pieces are written into."""
 
     def __init__(self, workers: int) -> None:
-        self.states = shared_zeros(workers * MAX_PIECES, np.int8).reshape(workers, MAX_PIECES)
-        self.serials = shared_zeros(workers, np.int64)
+        self.states = shared_zeros(workers * 2 * MAX_PIECES, np.int8).reshape(workers, 2, MAX_PIECES)
+        self.serials = shared_zeros(workers * 2, np.int64).reshape(workers, 2)
         self.lock = process_lock()
+        self._maps = [mmap.mmap(-1, INBOX) for _ in range(workers)]
+        self.inboxes = [np.frombuffer(m, dtype=np.uint8) for m in self._maps]
 
-    def open(self, k: int, serial: int, n: int) -> None:
-        with self.lock:
-            self.states[k, :n] = PENDING
-            self.serials[k] = serial
+    def open(self, k: int, serial: int, shared: np.ndarray, abandoned: Callable[[], bool]) -> None:
+        """Open worker k's offer `serial` in its half: the pieces `shared` (bool per piece) for helpers, the rest
+        taken here. First wait for helpers still writing pieces of the half's last offer."""
+        h = serial % 2
+        while True:
+            with self.lock:
+                if not (self.states[k, h] == ELSEWHERE).any() or abandoned():
+                    self.states[k, h, :len(shared)] = np.where(shared, PENDING, TAKEN)
+                    self.states[k, h, len(shared):] = TAKEN
+                    self.serials[k, h] = serial
+                    return
+            time.sleep(0.0002)
 
     def take(self, k: int, serial: int, i: int) -> bool:
         """The owner claims its piece i: False if a helper has it."""
+        h = serial % 2
         with self.lock:
-            if self.states[k, i] == ELSEWHERE and self.serials[k] == serial:
+            if self.states[k, h, i] in (ELSEWHERE, WRITTEN) and self.serials[k, h] == serial:
                 return False
-            self.states[k, i] = TAKEN
+            self.states[k, h, i] = TAKEN
             return True
 
     def close(self, k: int, serial: int) -> None:
         with self.lock:
-            if self.serials[k] == serial:
-                self.serials[k] = 0
+            if self.serials[k, serial % 2] == serial:
+                self.serials[k, serial % 2] = 0
 
     def claim_last(self, k: int, serial: int, n: int) -> int:
         """A helper claims worker k's last piece nobody has started (-1: none, or the offer is closed)."""
+        h = serial % 2
         with self.lock:
-            if self.serials[k] != serial:
+            if self.serials[k, h] != serial:
                 return -1
-            left = np.flatnonzero(self.states[k, :n] == PENDING)
+            left = np.flatnonzero(self.states[k, h, :n] == PENDING)
             if not len(left):
                 return -1
-            self.states[k, left[-1]] = ELSEWHERE
+            self.states[k, h, left[-1]] = ELSEWHERE
             return int(left[-1])
+
+    def written(self, k: int, serial: int, i: int) -> None:
+        """A helper is done writing worker k's piece i (or gave it up): the half may be reused."""
+        with self.lock:
+            self.states[k, serial % 2, i] = WRITTEN
 
     def has_pending(self, k: int, serial: int, n: int) -> bool:
         """Whether worker k's offer is open with a piece nobody has started (read without the lock: a hint)."""
-        return self.serials[k] == serial and bool((self.states[k, :n] == PENDING).any())
+        h = serial % 2
+        return self.serials[k, h] == serial and bool((self.states[k, h, :n] == PENDING).any())
+
+    def release(self, k: int, serial: int, used: int) -> None:
+        """Give the system back the pages of the half an offer used (they read as zeros if touched again)."""
+        start = (serial % 2) * (INBOX // 2)
+        self._maps[k].madvise(mmap.MADV_REMOVE, start, -(-used // mmap.PAGESIZE) * mmap.PAGESIZE)
+
+
+def capacity(recipe) -> int:
+    """The bytes a piece's slot holds: its arrays at most, each aligned."""
+    return -(-(recipe.result_bytes() + 3 * ALIGN) // ALIGN) * ALIGN
+
+
+def slots(recipes: Sequence) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each piece's offset in a half and whether it has a slot there (the last pieces first, as helpers claim
+    them, until the half is full), and the bytes the slots take."""
+    offsets = np.zeros(len(recipes), dtype=np.int64)
+    shared = np.zeros(len(recipes), dtype=bool)
+    at = 0
+    for i in range(len(recipes) - 1, -1, -1):
+        size = capacity(recipes[i])
+        if at + size > INBOX // 2:
+            break
+        offsets[i], shared[i] = at, True
+        at += size
+    return offsets, shared, at
 
 
 class Offer:
@@ -90,66 +147,100 @@ class Offer:
 
 class ProcessBoard:
     """Where the jobs of worker k post their Prefetches: one at a time is offered to the other workers (its recipes
-    sent through `send`), and the pieces they compute are delivered to it."""
+    sent through `send`), and the pieces they write to its inbox are delivered to it."""
 
     def __init__(self, slab: Slab, k: int, send: Callable[[object], None]) -> None:
         self._slab, self._k, self._send = slab, k, send
         self._serial = 0
-        self._open: dict[int, Prefetch] = {}
+        self._open: dict[int, tuple[Prefetch, int]] = {}
         self._lock = threading.Lock()
+        self._abandoned = False
 
     def post(self, offer: Prefetch) -> None:
         recipes = offer.recipes
         if recipes is None or len(recipes) > MAX_PIECES:
             return
         with self._lock:
-            if self._open:  # the slab row holds one offer
+            if self._open or self._abandoned:  # one offer at a time
                 return
             self._serial += 1
             serial = self._serial
-            self._open[serial] = offer
-        self._slab.open(self._k, serial, len(recipes))
+        offsets, shared, used = slots(recipes)
+        if not shared.any():
+            return
+        self._slab.open(self._k, serial, shared, lambda: self._abandoned)
+        with self._lock:
+            self._open[serial] = (offer, used)
         offer.claims = Offer(self._slab, self._k, serial, lambda: self._forget(serial))
         COUNTERS["offered"] += 1
-        self._send(("offer", serial, list(recipes)))
+        self._send(("offer", serial, list(recipes), offsets))
 
     def _forget(self, serial: int) -> None:
         with self._lock:
-            self._open.pop(serial, None)
+            _, used = self._open.pop(serial, (None, 0))
+        if used > RELEASE:
+            self._slab.release(self._k, serial, used)
 
-    def deliver(self, payload: bytes) -> None:
-        """A piece from another worker: (serial, i, result, ok), pickled."""
-        serial, i, result, ok = pickle.loads(payload)
+    def deliver(self, notice: tuple) -> None:
+        """A piece another worker wrote to this worker's inbox: (serial, i, where: the layout of its arrays or None
+        if it raised there, p)."""
+        serial, i, where, p = notice
         with self._lock:
-            offer = self._open.get(serial)
-        if offer is not None:
-            COUNTERS["delivered"] += 1
-            offer.deliver(i, result, ok)
+            offer, _ = self._open.get(serial, (None, 0))
+        if offer is None:
+            return
+        COUNTERS["delivered"] += 1
+        if where is None:
+            offer.deliver(i, None, False)
+            return
+        half = self._slab.inboxes[self._k][(serial % 2) * (INBOX // 2):]
+        image, preimage, pivots = (half[at:at + int(np.prod(shape)) * np.dtype(dtype).itemsize].view(dtype)
+                                   .reshape(shape) for shape, dtype, at in where[:3])
+        offer.deliver(i, (QuasiInverse(pivots, preimage, where[3], field(p)), image), True)
 
     def abandon(self) -> None:
         """No piece will come any more (the coordinator is gone): the job computes those it waits for."""
         with self._lock:
-            offers = list(self._open.values())
-            self._open.clear()
+            self._abandoned = True
+            offers = [offer for offer, _ in self._open.values()]
         for offer in offers:
             offer.abandon()
 
 
-def help_with(res: object, slab: Slab, owner: int, serial: int, recipes: Sequence[Callable],
+def _write(half: np.ndarray, offset: int, capacity: int, result: tuple[QuasiInverse, np.ndarray]) -> tuple | None:
+    """Write a piece's arrays into its slot; their layout (shape, dtype, offset each, then the quasi-inverse's
+    source dimension), or None if they do not fit."""
+    inverse, image = result
+    arrays = [np.ascontiguousarray(a) for a in (image, inverse.preimage, inverse.pivots)]
+    if sum(-(-a.nbytes // ALIGN) * ALIGN for a in arrays) > capacity:
+        return None
+    layout, at = [], offset
+    for a in arrays:
+        half[at:at + a.nbytes] = a.reshape(-1).view(np.uint8)
+        layout.append((a.shape, a.dtype.str, at))
+        at += -(-a.nbytes // ALIGN) * ALIGN
+    return (*layout, inverse.source_dim)
+
+
+def help_with(res: object, slab: Slab, owner: int, serial: int, recipes: Sequence[Callable], offsets: np.ndarray,
               send: Callable[[object], None], stop: Callable[[], bool]) -> int:
-    """Compute worker `owner`'s pieces from the last, each sent as ("piece", owner, payload), until none is left or
-    stop() (a job is waiting here); returns how many. A piece that raises is sent as failed: its owner computes it."""
+    """Compute worker `owner`'s pieces from the last, each written to its inbox and announced as ("piece", owner,
+    notice), until none is left or stop() (a job is waiting here); returns how many. A piece that raises, or does
+    not fit its slot, is announced as failed: its owner computes it."""
     tables: dict = {}
+    half = slab.inboxes[owner][(serial % 2) * (INBOX // 2):]
+    p = res.field.p
     done = 0
     while not stop():
         i = slab.claim_last(owner, serial, len(recipes))
         if i < 0:
             break
         try:
-            result, ok = recipes[i](res, tables), True
+            where = _write(half, int(offsets[i]), capacity(recipes[i]), recipes[i](res, tables))
         except Exception:  # noqa: BLE001 - the owner computes the piece again and raises it there
-            result, ok = None, False
-        send(("piece", owner, pickle.dumps((serial, i, result, ok), protocol=pickle.HIGHEST_PROTOCOL)))
+            where = None
+        slab.written(owner, serial, i)
+        send(("piece", owner, (serial, i, where, p)))
         COUNTERS["helped"] += 1
         done += 1
     return done
