@@ -27,11 +27,19 @@ stem N (every s): `py-spy record --gil` keeps only the samples of a thread holdi
 installed: pip install py-spy). The prediction for K cores then counts both the lock and the critical path:
 
     threads:   T_K = max(D_split, g W + (1 - g) W / K)      (Amdahl's law for the locked share, and the chain)
-    processes: T_K = max(D, W / K)                           (no shared lock; a step's pieces stay on its worker)
+    processes: T_K = max(D_relay, (W + R + (K - 1) A) / K, C_K)   (no shared lock; pieces travel, at a cost)
 
-and the speed-up W / T_K. Worker processes add the catching up on other workers' results (0.16 s of a 16 s run at
-stem 90, nassau.engine.processes) and the products a worker enumerates while another fills their table, which
-the prediction leaves out.
+and the speed-up W / T_K. Worker processes share a step's pieces (nassau.engine.shared_pieces): a helper writes a
+piece into its owner's inbox in shared memory and a short notice travels from it through the coordinator to the
+owner. Their costs are measured here: a probe relays messages from one forked process through this one to another,
+as a run does (latency, the CPU of all three processes and of this one, for a notice and for a job's result), and
+another times writing b bytes into fresh shared memory (w per byte, page faults included). With each piece's result
+size from the trace, D_relay is the split chain with each step's largest piece weighed p + notice latency + w b; R
+is every piece shared (notice CPU + w b each); A is what one worker spends catching up on every other worker's
+results (measured by adding all of them to a fresh copy), which each of the K - 1 others pays; and C_K is the
+coordinator's own work, which one process does alone: every notice relayed, a message for every result received
+and every job handed out, and every result pickled for each of the K - 1 other workers. The products a worker
+enumerates while another fills their table are left out.
 """
 from __future__ import annotations
 
@@ -43,26 +51,30 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resolve import machine  # noqa: E402
 
 
-def traced_run(module_name: str, stem: int, max_s: int, threads: int) -> tuple[dict, dict, str, float]:
+def traced_run(module_name: str, stem: int, max_s: int, threads: int) -> tuple[dict, dict, dict, str, float, float]:
     """Resolve in this process on `threads` threads; ({(s, t): (cpu s, wall s)} of the job's own thread,
-    {(s, t): [(piece cpu s, ran on the job's thread)]}, algorithm, wall s)."""
+    {(s, t): [(piece cpu s, ran on the job's thread, result bytes)]}, {(s, t): bytes of its result}, algorithm,
+    wall s, and the CPU s a worker process spends catching up on every result: adding them all to a fresh copy)."""
     import nassau.engine.nassau_step as nassau_step
     import nassau.engine.resolve as engine
     from algebra.module.loader import load_module
     from nassau.engine.prefetch import Prefetch
     from nassau.engine.region import Region
+    from nassau.engine.resolution import Resolution
 
     module = load_module(module_name)
     algorithm = engine.choose_algorithm(module, "auto")
     region = Region(max_s=max_s, min_degree=module.min_degree, max_stem=stem)
     durations: dict[tuple[int, int], tuple[float, float]] = {}
-    pieces: dict[tuple[int, int], list[tuple[float, bool]]] = {}
+    pieces: dict[tuple[int, int], list[tuple[float, bool, int]]] = {}
+    results: dict[tuple[int, int], int] = {}
     lock = threading.Lock()
     here = threading.local()
     compute = engine.compute
@@ -74,29 +86,118 @@ def traced_run(module_name: str, stem: int, max_s: int, threads: int) -> tuple[d
         c1, w1 = time.thread_time(), time.perf_counter()
         with lock:
             durations[(s, t)] = (c1 - c0, w1 - w0)
+            results[(s, t)] = res.added(s, t).rows.nbytes
 
     class TimedPrefetch(Prefetch):
-        def __init__(self, tasks):
+        def __init__(self, tasks, recipes=None):
             job, owner = here.job, threading.get_ident()
 
             def timed_piece(task):
                 def run():
                     c0 = time.thread_time()
                     result = task()
+                    inverse, image = result
+                    size = image.nbytes + inverse.preimage.nbytes + inverse.pivots.nbytes
                     with lock:
-                        pieces.setdefault(job, []).append((time.thread_time() - c0, threading.get_ident() == owner))
+                        pieces.setdefault(job, []).append((time.thread_time() - c0, threading.get_ident() == owner,
+                                                           size))
                     return result
                 return run
-            super().__init__([timed_piece(task) for task in tasks])
+            super().__init__([timed_piece(task) for task in tasks], recipes)
 
     engine.compute, nassau_step.Prefetch = timed, TimedPrefetch
     try:
         start = time.perf_counter()
-        engine.resolve(module, region, algorithm, threads)
+        res = engine.resolve(module, region, algorithm, threads)
         wall = time.perf_counter() - start
     finally:
         engine.compute, nassau_step.Prefetch = compute, Prefetch
-    return durations, pieces, algorithm, wall
+    copy = Resolution(module, algorithm)
+    adds = [res.added(s, t) for t, s in sorted((t, s) for s, t in durations)]
+    c0 = time.process_time()
+    for added in adds:
+        copy.add(added)
+    return durations, pieces, results, algorithm, wall, time.process_time() - c0
+
+
+def _relay_end(conn, role: str, sizes: list[int], rounds: int) -> None:
+    """A forked end of the relay probe: the helper sends a stamped payload of each size, `rounds` times, as a piece
+    travels; the owner unpickles each and answers with its arrival time."""
+    import pickle
+
+    import numpy as np
+
+    for size in sizes:
+        for _ in range(rounds):
+            if role == "helper":
+                result = (np.ones(size // 8, dtype=np.uint64), time.monotonic())
+                conn.send(("piece", 0, pickle.dumps((1, 0, result, True), protocol=pickle.HIGHEST_PROTOCOL)))
+                conn.recv()  # one message in flight at a time
+            else:
+                _, payload = conn.recv()
+                _, _, (_, sent), _ = pickle.loads(payload)
+                conn.send(time.monotonic() - sent)
+    conn.send(resource.getrusage(resource.RUSAGE_SELF))
+
+
+def relay_probe(sizes: list[int], rounds: int = 30) -> dict[int, tuple[float, float, float]]:
+    """{bytes: (latency s, CPU s of the three processes, CPU s of this one)} per piece relayed from a forked helper
+    through this process to a forked owner, medians of `rounds` (CPU: means)."""
+    import multiprocessing
+    import statistics
+
+    ctx = multiprocessing.get_context("fork")
+    ends = [ctx.Pipe() for _ in range(2)]
+    procs = [ctx.Process(target=_relay_end, args=(ends[k][1], role, sizes, rounds))
+             for k, role in enumerate(("helper", "owner"))]
+    for proc in procs:
+        proc.start()
+    helper, owner = ends[0][0], ends[1][0]
+    out, cpu_here = {}, []
+    for size in sizes:
+        latencies = []
+        here0 = time.process_time()
+        for _ in range(rounds):
+            kind, _, payload = helper.recv()
+            owner.send((kind, payload))
+            latencies.append(owner.recv())
+            helper.send(None)
+        cpu_here.append((time.process_time() - here0) / rounds)
+        out[size] = [statistics.median(latencies), 0.0, cpu_here[-1]]
+    usage = [end.recv() for end in (helper, owner)]
+    for proc in procs:
+        proc.join()
+    # The forked ends' CPU is known in all only: share it over the sizes by their bytes (copies cost by the byte).
+    theirs = sum(u.ru_utime + u.ru_stime for u in usage) / rounds
+    total = sum(sizes)
+    for size in sizes:
+        out[size][1] = out[size][2] + theirs * size / total
+    return {size: tuple(v) for size, v in out.items()}
+
+
+def copy_probe(size: int, rounds: int = 5) -> float:
+    """Seconds per byte to write `size` bytes into fresh shared memory (a new mapping each time, so that its page
+    faults count, as after an inbox half is given back): the median of `rounds`."""
+    import mmap
+    import statistics
+
+    import numpy as np
+
+    data = np.ones(max(size, 1 << 20), dtype=np.uint8)
+    times = []
+    for _ in range(rounds):
+        target = np.frombuffer(mmap.mmap(-1, len(data)), dtype=np.uint8)
+        start = time.perf_counter()
+        target[:] = data
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) / len(data)
+
+
+def fit(points: dict[int, tuple], at: int) -> callable:
+    """b -> a + slope b through the probe's smallest and largest sizes, for column `at`."""
+    lo, hi = min(points), max(points)
+    slope = (points[hi][at] - points[lo][at]) / (hi - lo)
+    return lambda b: max(points[lo][at] + slope * (b - lo), points[lo][at])
 
 
 def report_bound(work: float, depth: float, cores: list[int]) -> None:
@@ -126,12 +227,15 @@ def gil_share(module_name: str, stem: int, keep: Path | None = None) -> tuple[fl
     return held / active, held, active
 
 
-def report_prediction(work: float, depth: float, split_depth: float, g: float, cores: list[int]) -> None:
-    print(f"   K   threads: max(D_split, g W + (1 - g) W / K), g = {g:.3f}   processes: max(D, W / K)")
+def report_prediction(work: float, split_depth: float, g: float, relay_depth: float, relayed: float,
+                      catch_up: float, coordinator: Callable[[int], float], cores: list[int]) -> None:
+    print(f"   K   threads: max(D_split, g W + (1 - g) W / K), g = {g:.3f}   "
+          "processes: max(D_relay, (W + R + (K - 1) A) / K, C_K)")
     for k in cores:
         threads = max(split_depth, g * work + (1 - g) * work / k)
-        procs = max(depth, work / k)
-        print(f"{k:4d} {threads:12.1f} s = {work / threads:5.2f}x {'':30s} {procs:8.1f} s = {work / procs:5.2f}x")
+        procs = max(relay_depth, (work + relayed + (k - 1) * catch_up) / k, coordinator(k))
+        print(f"{k:4d} {threads:12.1f} s = {work / threads:5.2f}x {'':30s} {procs:8.1f} s = {work / procs:5.2f}x"
+              f"   (C_K = {coordinator(k):.1f} s)")
 
 
 def critical_path(weights: dict, deps) -> tuple[float, list[tuple[int, int]]]:
@@ -172,12 +276,12 @@ def main() -> None:
             return
     for stem in args.stems:
         max_s = stem // 2 + 3
-        trace, pieces, algorithm, wall = traced_run(args.module, stem, max_s, args.threads)
+        trace, pieces, results, algorithm, wall, catch_up = traced_run(args.module, stem, max_s, args.threads)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         # A job's work: its own thread's CPU time and the pieces helpers computed for it.
-        cpu = {job: c + sum(p for p, own in pieces.get(job, ()) if not own) for job, (c, _) in trace.items()}
-        split = {job: w - sum(p for p, _ in pieces.get(job, ())) + max((p for p, _ in pieces.get(job, ())),
-                                                                       default=0.0) for job, w in cpu.items()}
+        cpu = {job: c + sum(p for p, own, _ in pieces.get(job, ()) if not own) for job, (c, _) in trace.items()}
+        split = {job: w - sum(p for p, _, _ in pieces.get(job, ())) + max((p for p, _, _ in pieces.get(job, ())),
+                                                                          default=0.0) for job, w in cpu.items()}
         work = sum(cpu.values())
         depth, chain = critical_path(cpu, dependencies(algorithm))
         print(f"\n## {args.module} through stem {stem}, s <= {max_s} ({algorithm}, {len(cpu)} jobs)")
@@ -185,12 +289,37 @@ def main() -> None:
         print(f"W = {work:.1f} s of job CPU time, D = {depth:.1f} s (critical path of {len(chain)} jobs, whole jobs)")
         report_bound(work, depth, args.cores)
         split_depth, split_chain = critical_path(split, dependencies(algorithm))
+        every = [piece for v in pieces.values() for piece in v]
         print(f"split steps (serial part + largest piece): D = {split_depth:.1f} s ({len(split_chain)} jobs); "
-              f"{sum(len(p) for p in pieces.values())} pieces, {sum(p for v in pieces.values() for p, _ in v):.1f} s")
+              f"{len(every)} pieces, {sum(p for p, _, _ in every):.1f} s")
         report_bound(work, split_depth, args.cores)
         if g is not None:
+            sizes = sorted(b for _, _, b in every) or [0]
+            probe = relay_probe([1 << 10, max(1 << 11, max(results.values()))])
+            notice = probe[1 << 10]
+            per_byte = copy_probe(sizes[-1])
+            pipe_here = fit(probe, 2)
+            print(f"a notice relayed (probe, median): latency {notice[0] * 1e3:.2f} ms, CPU {notice[1] * 1e3:.2f} ms "
+                  f"({notice[2] * 1e3:.2f} ms here); writing to shared memory {1 / per_byte / 1e9:.2f} GB/s; piece "
+                  f"results: median {sizes[len(sizes) // 2]} bytes, largest {sizes[-1]}, "
+                  f"{sum(sizes) / 1e9:.1f} GB in all; job results: {sum(results.values()) / 1e6:.1f} MB in all")
+            relay_split = {job: w - sum(p for p, _, _ in pieces.get(job, ())) +
+                           max((p + notice[0] + per_byte * b for p, _, b in pieces.get(job, ())), default=0.0)
+                           for job, w in cpu.items()}
+            relay_depth, _ = critical_path(relay_split, dependencies(algorithm))
+            relayed = len(every) * notice[1] + per_byte * sum(sizes)
+            fixed, pickled = pipe_here(0), pipe_here(1) - pipe_here(0)
+
+            def coordinator(k: int) -> float:
+                """Relaying every notice, receiving every result and handing out every job (a message each), and
+                pickling every result once for each other worker."""
+                return (len(every) * notice[2] + 2 * fixed * len(results) +
+                        (k - 1) * pickled * sum(results.values()))
+
+            print(f"D_relay = {relay_depth:.1f} s, R = {relayed:.1f} s (every piece shared); a worker catches up "
+                  f"on every result in A = {catch_up:.1f} s")
             print(f"prediction counting the lock (g from stem {args.gil_stem}) and the critical path:")
-            report_prediction(work, depth, split_depth, g, args.cores)
+            report_prediction(work, split_depth, g, relay_depth, relayed, catch_up, coordinator, args.cores)
         heavy = sorted(chain, key=lambda b: -cpu[b])[:8]
         print("heaviest jobs on the critical path (s, t): CPU s  ->  " +
               ", ".join(f"({s}, {t}): {cpu[(s, t)]:.2f}" for s, t in heavy))

@@ -128,14 +128,16 @@ def test_workers_fill_each_product_table_once_in_memory_they_share() -> None:
 def test_without_a_process_shared_lock_the_tables_stay_private_and_the_run_is_the_same(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A system without POSIX semaphores (no /dev/shm) gives no process-shared lock: the tables stay private to each
-    worker, which fills its own, and the resolution is the one thread's."""
+    worker, which fills its own, the steps keep their pieces, and the resolution is the one thread's."""
     from algebra.milnor import product_tables as pt
     from algebra.milnor import table_arena
+    from nassau.engine import shared_pieces
 
     def no_semaphores():
         raise OSError("this system does not support sem_open")
 
     monkeypatch.setattr(table_arena, "process_lock", no_semaphores)
+    monkeypatch.setattr(shared_pieces, "process_lock", no_semaphores)
     m = load_module("C2")
     region = Region(max_s=6, min_degree=m.min_degree, max_stem=20)
     one = resolve(m, region, "standard", 1)

@@ -39,7 +39,7 @@ from nassau.engine import compile_time, prefetch
 from nassau.engine.region import BidegreeST
 from nassau.engine.scheduler import JobFailed, JobGraph
 from nassau.engine.shared_pieces import COUNTERS as PIECES
-from nassau.engine.shared_pieces import ProcessBoard, Slab, help_with
+from nassau.engine.shared_pieces import ProcessBoard, Slab, help_with, slab_for
 
 if TYPE_CHECKING:
     from nassau.engine.resolution import Added, Resolution
@@ -72,7 +72,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     conns: list[Connection] = []
     procs = []
     workers = min(workers, graph.left)
-    slab = Slab(workers)
+    slab = slab_for(workers)
     for k in range(workers - 1):  # and one worker here, the last
         mine, theirs = context.Pipe()
         proc = context.Process(target=_serve, args=(theirs, res, work, [*conns, mine], slab, k),
@@ -146,7 +146,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
             conn.close()
 
 
-def _offer_help(offers: list[tuple], senders: list, queued: list[deque], helping: list[bool], slab: Slab,
+def _offer_help(offers: list[tuple], senders: list, queued: list[deque], helping: list[bool], slab: Slab | None,
                 log: _Log) -> None:
     """Hand each worker that has no job and helps nobody the oldest offer of another worker's step that still has
     a piece nobody has started (offers: (owner, serial, recipes, offsets); the closed and finished ones are
@@ -224,7 +224,7 @@ class _Here(_Mailbox):
     workers' (the news a job is sent with are dropped). It helps the other workers' steps, and they help its own,
     as a forked worker does (worker k)."""
 
-    def __init__(self, work: Callable[[int, int], None], res: Resolution, slab: Slab, k: int) -> None:
+    def __init__(self, work: Callable[[int, int], None], res: Resolution, slab: Slab | None, k: int) -> None:
         self.conn, self._done = multiprocessing.Pipe(duplex=False)
         self._work, self._res, self._slab = work, res, slab
         self.board = ProcessBoard(slab, k, self._done.send)
@@ -274,7 +274,7 @@ class _Log:
 
 
 def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], theirs: list[Connection],
-           slab: Slab, k: int) -> None:
+           slab: Slab | None, k: int) -> None:
     """Worker k: add what the coordinator sends, run the job, send back what it added (or its error); help another
     worker's step when told to. It first closes its copies of the coordinator's ends of the pipes (`theirs`), so that
     it reads the end of its pipe, and leaves, if the coordinator dies. A thread reads the pipe, so that pieces sent

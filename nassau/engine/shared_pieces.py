@@ -111,6 +111,15 @@ class Slab:
         self._maps[k].madvise(mmap.MADV_REMOVE, start, -(-used // mmap.PAGESIZE) * mmap.PAGESIZE)
 
 
+def slab_for(workers: int) -> Slab | None:
+    """A slab for a run's workers, or None where the system gives no process-shared lock or memory (the pieces then
+    stay with their steps)."""
+    try:
+        return Slab(workers)
+    except OSError:
+        return None
+
+
 def capacity(recipe) -> int:
     """The bytes a piece's slot holds: its arrays at most, each aligned."""
     return -(-(recipe.result_bytes() + 3 * ALIGN) // ALIGN) * ALIGN
@@ -149,7 +158,7 @@ class ProcessBoard:
     """Where the jobs of worker k post their Prefetches: one at a time is offered to the other workers (its recipes
     sent through `send`), and the pieces they write to its inbox are delivered to it."""
 
-    def __init__(self, slab: Slab, k: int, send: Callable[[object], None]) -> None:
+    def __init__(self, slab: Slab | None, k: int, send: Callable[[object], None]) -> None:
         self._slab, self._k, self._send = slab, k, send
         self._serial = 0
         self._open: dict[int, tuple[Prefetch, int]] = {}
@@ -158,7 +167,7 @@ class ProcessBoard:
 
     def post(self, offer: Prefetch) -> None:
         recipes = offer.recipes
-        if recipes is None or len(recipes) > MAX_PIECES:
+        if self._slab is None or recipes is None or len(recipes) > MAX_PIECES:
             return
         with self._lock:
             if self._open or self._abandoned:  # one offer at a time
