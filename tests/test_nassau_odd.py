@@ -21,7 +21,7 @@ from nassau.engine.nassau_step import nassau_qualifies
 from nassau.engine.region import Region
 from nassau.engine.resolve import choose_algorithm, resolve
 from nassau.products.filtration_one import h_matrix
-from tests.helpers import dims_in, golden, run_engine
+from tests.helpers import differentials, dims_in, golden, run_engine
 
 ODD = sorted(p.stem for p in bundled_dir().glob("*.json") if json.loads(p.read_text())["p"] != 2)
 #: The bundled odd-prime modules Nassau's algorithm takes (the cofibers C9 and C3v1b1 get the reason instead).
@@ -423,15 +423,6 @@ def test_module_maps_at_p3_agree_up_to_the_change_of_basis(args: tuple) -> None:
     assert nassau == standard and sum(nassau.values()) > 10
 
 
-def _differentials(res, max_s: int) -> list[list[tuple[bytes, int]]]:
-    """Every generator's d, as stored (vector bytes, target generator count), row by row."""
-    out = []
-    for s in range(1, max_s + 1):
-        d = res.differential(s)
-        out.append([(d.output(g)[0].tobytes(), d.output(g)[1]) for g in range(res.free(s).num_gens)])
-    return out
-
-
 @pytest.mark.parametrize("module,stem,max_s,least", [("S_5", 200, 14, 20), ("S_3", 60, 14, 10), ("C3", 60, 20, 10),
                                                      ("S_2", 40, 14, 0)])
 def test_step_shortcuts_are_their_twin(monkeypatch: pytest.MonkeyPatch, module: str, stem: int, max_s: int,
@@ -446,5 +437,5 @@ def test_step_shortcuts_are_their_twin(monkeypatch: pytest.MonkeyPatch, module: 
     plain, _ = run_engine(module, stem=stem, max_s=max_s, algorithm="nassau")
     assert nassau_step.COUNTERS == {k: before[k] + taken[k] for k in before}  # the twin takes none
     assert fast.dims() == plain.dims()
-    assert _differentials(fast, max_s) == _differentials(plain, max_s)
+    assert differentials(fast, max_s) == differentials(plain, max_s)
     assert taken["empty"] >= least and taken["no_columns"] >= least, taken  # S_2: its steps never take them
