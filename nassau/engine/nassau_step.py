@@ -106,7 +106,9 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     if k0.dim:
         z_s = np.nonzero(sub.signature_classes(fs.basis_words(t, ng_s)[1]) == 0)[0]
         image = signature_block(d_here, t, sub, None, z_s, ng_t, z_t)
-        fresh = ~np.isin(k0.pivots, f.row_reduce(image, len(z_t)))
+        hit = np.zeros(len(z_t), dtype=bool)  # the image's pivots (np.isin costs more on these few columns)
+        hit[f.row_reduce(image, len(z_t))] = True
+        fresh = ~hit[k0.pivots]
     count = int(fresh.sum())
     x = f.scatter(k0.basis[fresh], z_t, dim_t)
     if count:
