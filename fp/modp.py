@@ -126,7 +126,8 @@ def small_quasi_inverse_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndar
 
 
 @njit(cache=True, nogil=True)
-def _quasi_inverse(a, ncols, p, inv):
+def _with_identity(a, ncols, p, inv):
+    """[A | I] reduced, its pivots, and how many of them lie in A (the image's; the rest are the kernel's)."""
     rows = a.shape[0]
     aug = np.zeros((rows, ncols + rows), dtype=np.uint8)
     aug[:, :ncols] = a[:, :ncols]
@@ -136,6 +137,12 @@ def _quasi_inverse(a, ncols, p, inv):
     k = 0
     while k < pivots.shape[0] and pivots[k] < ncols:
         k += 1
+    return aug, pivots, k
+
+
+@njit(cache=True, nogil=True)
+def _quasi_inverse(a, ncols, p, inv):
+    aug, pivots, k = _with_identity(a, ncols, p, inv)
     return pivots[:k].copy(), aug[:k, ncols:].copy()
 
 
@@ -161,15 +168,7 @@ def image_and_kernel_modp(a: np.ndarray | RowBlocks, ncols: int,
 
 @njit(cache=True, nogil=True)
 def _image_and_kernel(a, ncols, p, inv):
-    rows = a.shape[0]
-    aug = np.zeros((rows, ncols + rows), dtype=np.uint8)
-    aug[:, :ncols] = a[:, :ncols]
-    for i in range(rows):
-        aug[i, ncols + i] = 1
-    pivots = _rref(aug, ncols + rows, p, inv)
-    k = 0
-    while k < pivots.shape[0] and pivots[k] < ncols:
-        k += 1
+    aug, pivots, k = _with_identity(a, ncols, p, inv)
     return pivots[:k].copy(), aug[k:, ncols:].copy(), pivots[k:] - ncols
 
 
