@@ -18,10 +18,10 @@ from numba import njit
 from .modp_nibbles import PRIMES as NIBBLE_PRIMES
 from .modp_nibbles import image_and_kernel as nibble_image_and_kernel
 from .modp_nibbles import row_reduce_nibbles
-from .row_blocks import RowBlocks, blocks
+from .row_blocks import RowBlocks, blocks, whole
 
 #: Test hook: compiled calls made (a revert to Python loops shows here), and those on nibble-packed rows.
-COUNTERS = {"rref_calls": 0, "matmul_calls": 0, "nibble_calls": 0}
+COUNTERS = {"rref_calls": 0, "matmul_calls": 0, "nibble_calls": 0, "small_kernel_calls": 0}
 #: From this many rows a reduction at p = 3, 5, 7 runs on nibble-packed rows (fp.modp_nibbles): below it the
 #: packing costs more than the halved memory traffic saves.
 NIBBLE_MIN_ROWS = 48
@@ -126,7 +126,8 @@ def small_quasi_inverse_modp(a: np.ndarray, ncols: int, p: int) -> tuple[np.ndar
 
 
 @njit(cache=True, nogil=True)
-def _quasi_inverse(a, ncols, p, inv):
+def _with_identity(a, ncols, p, inv):
+    """[A | I] reduced, its pivots, and how many of them lie in A (the image's; the rest are the kernel's)."""
     rows = a.shape[0]
     aug = np.zeros((rows, ncols + rows), dtype=np.uint8)
     aug[:, :ncols] = a[:, :ncols]
@@ -136,19 +137,39 @@ def _quasi_inverse(a, ncols, p, inv):
     k = 0
     while k < pivots.shape[0] and pivots[k] < ncols:
         k += 1
+    return aug, pivots, k
+
+
+@njit(cache=True, nogil=True)
+def _quasi_inverse(a, ncols, p, inv):
+    aug, pivots, k = _with_identity(a, ncols, p, inv)
     return pivots[:k].copy(), aug[:k, ncols:].copy()
 
 
 def image_and_kernel_modp(a: np.ndarray | RowBlocks, ncols: int,
                           p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """What reducing [A | I] gives (image pivots; ker A's RREF rows and their pivots) without a byte copy of
-    [A | I], where the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more); None elsewhere.
-    A may come in row blocks (fp.row_blocks): the packing takes one at a time."""
+    """What reducing [A | I] gives (image pivots; ker A's RREF rows and their pivots) without an Augmented: where
+    the packed layout serves (p in NIBBLE_PRIMES, NIBBLE_MIN_ROWS rows or more) without a byte copy of [A | I],
+    for fewer rows in one compiled call (the Augmented's Python set-up costs more than reducing the few rows of a
+    Nassau step's zero-signature block: 12314 of them in S_5 through stem 400); None elsewhere. A may come in row
+    blocks (fp.row_blocks): the packing takes one at a time."""
+    if len(a) < NIBBLE_MIN_ROWS:
+        a = whole(a)
+        check_dense(a, ncols, p)
+        COUNTERS["rref_calls"] += 1
+        COUNTERS["small_kernel_calls"] += 1
+        return _image_and_kernel(a, ncols, p, inverses(p))
     if not _packs(p, len(a)):
         return None
     COUNTERS["rref_calls"] += 1
     COUNTERS["nibble_calls"] += 1
     return nibble_image_and_kernel(_checked(blocks(a), ncols, p), len(a), ncols, p, inverses(p))
+
+
+@njit(cache=True, nogil=True)
+def _image_and_kernel(a, ncols, p, inv):
+    aug, pivots, k = _with_identity(a, ncols, p, inv)
+    return pivots[:k].copy(), aug[k:, ncols:].copy(), pivots[k:] - ncols
 
 
 def _checked(parts: Iterator[tuple[int, np.ndarray]], ncols: int, p: int) -> Iterator[tuple[int, np.ndarray]]:

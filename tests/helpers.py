@@ -29,6 +29,16 @@ def run_engine(module: str, *, stem: int | None = None, max_t: int | None = None
     return resolve(m, region, algorithm, threads), region
 
 
+def differentials(res: Resolution, max_s: int) -> list[list[tuple[bytes, int]]]:
+    """Every generator's d as stored (vector bytes, target generator count), row by row: two runs with these equal
+    made the same resolution, bit for bit."""
+    out = []
+    for s in range(1, max_s + 1):
+        d = res.differential(s)
+        out.append([(d.output(g)[0].tobytes(), d.output(g)[1]) for g in range(res.free(s).num_gens)])
+    return out
+
+
 def dims_in(res: Resolution, region: Region) -> dict[tuple[int, int], int]:
     return {b: k for b, k in res.dims().items() if region.contains(*b)}
 

@@ -16,7 +16,7 @@ from fp import augmented, field
 from nassau.engine import standard
 from nassau.engine.nassau_step import step_nassau
 from nassau.engine.standard import step_standard
-from tests.helpers import run_engine
+from tests.helpers import differentials, run_engine
 
 
 def test_a_matrix_build_is_one_kernel_call() -> None:
@@ -191,3 +191,35 @@ def test_nassau_signatures_build_no_augmented_matrix(monkeypatch: pytest.MonkeyP
     res, _ = run_engine("S_2", max_t=30, max_s=8, algorithm="nassau")
     assert sum(res.dims().values()) > 20 and len(built) <= 2
     assert not any(m4ri.gauss_fits(rows, words + (rows + 63) // 64) for rows, words in built)
+
+
+def test_kept_basis_words_are_found_afresh(monkeypatch: pytest.MonkeyPatch, rng: np.random.Generator) -> None:
+    """basis_words keeps the last small degree asked: on a run of S_5 by Nassau's algorithm most calls find it kept
+    (words_of, the twin that finds them afresh, runs far fewer times than basis_words is asked), and afterwards
+    every degree of every module, asked in a random order with random generator counts, gives what words_of gives,
+    bit for bit."""
+    from algebra.free import free_module
+    from algebra.free.free_module import FreeModule
+
+    asked, found = [0], [0]
+    real_ask, real_find = FreeModule.basis_words, FreeModule.words_of
+    monkeypatch.setattr(FreeModule, "basis_words", lambda self, t, n=None: asked.__setitem__(0, asked[0] + 1)
+                        or real_ask(self, t, n))
+    monkeypatch.setattr(FreeModule, "words_of", lambda self, t, n: found.__setitem__(0, found[0] + 1)
+                        or real_find(self, t, n))
+    res, region = run_engine("S_5", stem=200, max_s=12, algorithm="nassau")
+    assert found[0] < 0.6 * asked[0], (found, asked)
+    monkeypatch.setattr(free_module, "WORDS_KEPT_UP_TO", -1)
+    plain, _ = run_engine("S_5", stem=200, max_s=12, algorithm="nassau")
+    assert differentials(res, 12) == differentials(plain, 12)
+    for _ in range(300):
+        s = int(rng.integers(0, region.max_s + 1))
+        fs = res.free(s)
+        t = int(rng.integers(s, region.t_limit + 1))
+        n = int(rng.integers(0, fs.num_gens + 1))
+        monkeypatch.setattr(free_module, "WORDS_KEPT_UP_TO", 4096)
+        fs.basis_words(t, n)
+        gens, words = fs.basis_words(t, n)  # kept, where small
+        twin = real_find(fs, t, n)
+        assert np.array_equal(gens, twin[0]) and np.array_equal(words, twin[1]), (s, t, n)
+        assert not words.flags.writeable

@@ -171,7 +171,7 @@ def test_packed_image_and_kernel_equal_the_augmented_ones(rng: np.random.Generat
 
 def test_a_large_step_at_p3_builds_no_byte_augmented_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every reduction of S_3's resolution with NIBBLE_MIN_ROWS rows or more takes the packed path (a revert to the
-    byte [A | I] builds an Augmented for each), the smaller ones an Augmented as before."""
+    byte [A | I] builds an Augmented for each), the smaller ones one compiled call: no Augmented at all."""
     from fp import augmented
     from fp.modp import NIBBLE_MIN_ROWS
     from tests.helpers import run_engine
@@ -179,10 +179,34 @@ def test_a_large_step_at_p3_builds_no_byte_augmented_matrix(monkeypatch: pytest.
     built = []
     real = augmented.reduced_with_identity
     monkeypatch.setattr(augmented, "reduced_with_identity", lambda a, n, f=None: built.append(a.shape) or real(a, n, f))
-    before = COUNTERS["nibble_calls"]
+    before = dict(COUNTERS)
     run_engine("S_3", max_t=90, max_s=8, algorithm="standard")
-    assert COUNTERS["nibble_calls"] > before
-    assert built and all(rows < NIBBLE_MIN_ROWS for rows, _ in built)
+    assert COUNTERS["nibble_calls"] > before["nibble_calls"]
+    assert COUNTERS["small_kernel_calls"] > before["small_kernel_calls"] + 100
+    assert not built, [rows for rows, _ in built if rows >= NIBBLE_MIN_ROWS]
+
+
+@pytest.mark.parametrize("p", [3, 5, 7, 251])
+def test_a_small_image_and_kernel_is_the_augmented_ones(p: int, rng: np.random.Generator) -> None:
+    """[A | I] reduced in one compiled call for fewer than NIBBLE_MIN_ROWS rows gives the Augmented path's image
+    pivots and kernel (rows and pivots) bit for bit, on fresh random matrices: full rank, rank deficient, wide,
+    tall; one call each, no Augmented."""
+    from fp import augmented, field
+    from fp.modp import NIBBLE_MIN_ROWS
+
+    f = field(p)
+    for _ in range(40):
+        rows, ncols = int(rng.integers(1, NIBBLE_MIN_ROWS)), int(rng.integers(1, 60))
+        a = rng.integers(0, p, (rows, ncols)).astype(np.uint8)
+        if rows > 2 and rng.random() < 0.5:
+            a[-1] = (a[0].astype(np.int64) * 2 + a[1]) % p
+        before = COUNTERS["small_kernel_calls"]
+        image, kernel = augmented.reduce_with_identity(a, ncols, f)
+        assert COUNTERS["small_kernel_calls"] == before + 1
+        aug, pivots = augmented.reduced_with_identity(a, ncols, f)
+        twin = aug.kernel(pivots, 1)
+        assert image.tolist() == pivots[pivots < aug.segment_columns(1)[0]].tolist()
+        assert kernel.pivots.tolist() == twin.pivots.tolist() and np.array_equal(kernel.basis, twin.basis)
 
 
 @pytest.mark.parametrize("p", [3, 5, 7])

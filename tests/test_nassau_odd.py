@@ -21,7 +21,7 @@ from nassau.engine.nassau_step import nassau_qualifies
 from nassau.engine.region import Region
 from nassau.engine.resolve import choose_algorithm, resolve
 from nassau.products.filtration_one import h_matrix
-from tests.helpers import dims_in, golden, run_engine
+from tests.helpers import differentials, dims_in, golden, run_engine
 
 ODD = sorted(p.stem for p in bundled_dir().glob("*.json") if json.loads(p.read_text())["p"] != 2)
 #: The bundled odd-prime modules Nassau's algorithm takes (the cofibers C9 and C3v1b1 get the reason instead).
@@ -421,3 +421,21 @@ def test_module_maps_at_p3_agree_up_to_the_change_of_basis(args: tuple) -> None:
     span = ("--stem", "36", "--max-s", "10")
     nassau, standard = _map_ranks("nassau", *args, *span), _map_ranks("standard", *args, *span)
     assert nassau == standard and sum(nassau.values()) > 10
+
+
+@pytest.mark.parametrize("module,stem,max_s,least", [("S_5", 200, 14, 20), ("S_3", 60, 14, 10), ("C3", 60, 20, 10),
+                                                     ("S_2", 40, 14, 0)])
+def test_step_shortcuts_are_their_twin(monkeypatch: pytest.MonkeyPatch, module: str, stem: int, max_s: int,
+                                       least: int) -> None:
+    """The steps that build nothing (no zero-signature row in F_{s-1}(t)) or no kernel block (no zero-signature
+    column in F_{s-2}(t)) give the same generators and differentials, bit for bit, as the general path they skip
+    (nassau_step.SHORTCUTS = False), and are taken at odd p (counted), so removing them fails here."""
+    before = dict(nassau_step.COUNTERS)
+    fast, _ = run_engine(module, stem=stem, max_s=max_s, algorithm="nassau")
+    taken = {k: nassau_step.COUNTERS[k] - before[k] for k in before}
+    monkeypatch.setattr(nassau_step, "SHORTCUTS", False)
+    plain, _ = run_engine(module, stem=stem, max_s=max_s, algorithm="nassau")
+    assert nassau_step.COUNTERS == {k: before[k] + taken[k] for k in before}  # the twin takes none
+    assert fast.dims() == plain.dims()
+    assert differentials(fast, max_s) == differentials(plain, max_s)
+    assert taken["empty"] >= least and taken["no_columns"] >= least, taken  # S_2: its steps never take them

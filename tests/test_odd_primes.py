@@ -319,12 +319,13 @@ def test_mixed_primes_are_refused() -> None:
         load_module("S_3^S_3")
 
 
-@pytest.mark.parametrize("args", [("product", "S_3", "--by", "x=3,1,[1]", "--stem", "10"),
-                                  ("massey", "C3", "--a", "3,1,[1]", "--b", "3,1,[1]", "--stem", "10"),
+@pytest.mark.parametrize("args", [("sq0", "S_3", "--stem", "10"),
+                                  ("yoneda", "S_3", "--class", "10,2,[1]"),
                                   ("resolve", "S_3", "--stem", "10", "--products", "c0", "--svg", "/tmp/never.svg"),
                                   ("secondary", "S_3", "--stem", "10")])
 def test_p2_only_commands_refuse_odd_primes(args: tuple) -> None:
-    """Lifted products, Massey products and d2 are p = 2 only: one line, status 2, not an F2 answer."""
+    """Sq^0, Yoneda representatives, chart products by named classes and d2 are p = 2 only: one line, status 2, not
+    an F2 answer (`product` and `massey` work at odd p: tests/test_products_odd.py)."""
     out = run_cli(*args)
     lines = out.stderr.decode().strip().splitlines()
     assert out.returncode == 2 and len(lines) == 1 and "p = 3" in lines[0], lines

@@ -20,7 +20,7 @@ subquotient of E_1 in each bidegree, so the line is proved, not measured.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterator
 
 import numpy as np
@@ -98,13 +98,13 @@ class OddSubalgebra:
                     r.pop()
                 yield e, tuple(r)
 
-    @property
+    @cached_property  # read at every step (vanishes), for one of a handful of candidates
     def top_degree(self) -> int:
         lay = layout(self.p)
         return sum(lay.tau[k] for k in self.q_indices) + sum(
             (self.p**h - 1) * lay.xi[i] for i, h in enumerate(self.p_part))
 
-    @property
+    @cached_property
     def slope(self) -> int:
         """c(B): Ext_B^{s,t}(F_p) = 0 for t > c(B) s (the May E_1 generators' largest t / s; 0 for F_p)."""
         p = self.p

@@ -40,6 +40,8 @@ from nassau.products.steenrod import squares, steenrod_lines
 from nassau.products.yoneda import Yoneda, yoneda_lines
 
 COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
+#: The commands whose constructions are p = 2 only (Sq^0 and the squares; Yoneda's truncations read Sq^{2^j}).
+P2_ONLY = ("sq0", "yoneda", "steenrod")
 #: What these commands raise for bad input; the CLI prints it as one line with status 2.
 ERRORS = (ClassError, ModuleMapError, LiftError, MasseyError)
 
@@ -48,10 +50,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("product", help="multiply every class of Ext(MODULE) by classes of the sphere's Ext",
                        description="Resolve MODULE and print NAME x_(n, s, j) = [v] for each --by class: its product "
                                    "with every generator of Ext(MODULE) whose product lies in the region (the "
-                                   "reference's lift_hom lines). Classes are n,s,[v] in the sphere's Ext basis.")
+                                   "reference's lift_hom lines): x_j b, as the reference's ExtAlgebra reads it (at odd p "
+                                   "x b = (-1)^{s_x s_b + t_x t_b} b x). Classes are n,s,[v] in the sphere's Ext "
+                                   "basis.")
     computation_args(p)
     p.add_argument("--by", action="append", required=True, metavar="NAME=n,s,[v]",
-                   help="a class of Ext(S_2) to multiply by, e.g. g=20,4,[1] (repeat for several)")
+                   help="a class of the sphere's Ext to multiply by, e.g. g=20,4,[1], or b0=10,2,[1] at p = 3 "
+                        "(entries 0..p-1; repeat for several)")
     p.add_argument("--json", metavar="FILE", help="also write the products as JSON (see README)")
 
     m = sub.add_parser("map", help="the map on Ext induced by a module homomorphism SOURCE -> TARGET",
@@ -116,10 +121,9 @@ def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
 def run(args: argparse.Namespace) -> int:
     check_request(args, (args.json,), gpu=True)
     for name in (args.module, getattr(args, "target", None)):
-        if args.command != "map" and name is not None and read_spec(name).data.get("p", 2) != 2:
+        if args.command in P2_ONLY and name is not None and read_spec(name).data.get("p", 2) != 2:
             raise UserError(f"{name} is a module at p = {read_spec(name).data.get('p')}: `{args.command}` is "
-                            "implemented at p = 2 only (`nassau products` gives a_0 and h_0 at odd primes, `nassau "
-                            "map` lifts module maps at every prime)")
+                            "implemented at p = 2 only (`product`, `massey` and `map` work at every prime)")
     result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
               "steenrod": _steenrod}[args.command](args)
     if args.json:

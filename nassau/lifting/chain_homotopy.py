@@ -3,14 +3,14 @@ are read from.
 
 For chain maps f: F -> U (shift c) and B: U -> U (shift b) with c b = 0, h: F -> U of shift
 sigma - (1, 0) = (c_s + b_s - 1, c_t + b_t) with d h + h d = B f is built like a lifted chain map: h_{sigma_s - 1} = 0,
-and above it h(x) is a preimage of B(f(x)) + h(d x). It is a ChainMap whose cycles carry the extra term B f, so it is
-lifted by the same engine, batched with other homotopies into the same target.
+and above it h(x) is a preimage of B(f(x)) - h(d x) (over F_p the minus matters: it is the reference's sign, so
+d h = B f - h d with no sign on d). It is a ChainMap whose cycles carry the extra term B f, so it is lifted by the
+same engine, batched with other homotopies into the same target.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from fp import words
 from nassau.engine.preimages import LiftError, Preimages
 from nassau.engine.region import Region
 from nassau.lifting.chain_map import ChainMap
@@ -38,7 +38,7 @@ class ChainHomotopy(ChainMap):
         return self.left.is_lifted(s, t) and self.right.is_lifted(s - self.left.s_shift, t - self.left.t_shift)
 
     def cycles(self, s: int, t: int, preimages: Preimages) -> np.ndarray:
-        """h(d x) + B(f(x)) for the new generators x of F_s in degree t (zero at the first stage)."""
+        """B(f(x)) - h(d x) for the new generators x of F_s in degree t (zero at the first stage)."""
         base = super().cycles(s, t, preimages)
         if s == self.s_shift:
             return base
@@ -46,18 +46,11 @@ class ChainHomotopy(ChainMap):
         g_s, tt = s - self.s_shift, t - self.t_shift
         below = preimages.target_ngens(g_s, tt)
         # B f(x) may have terms 1 g on generators of degree tt (the product c b read at x); they vanish when c b = 0.
-        full = self.right.free_map(u_s).apply(u_t, self.left.images(s, t), self.target.free(g_s - 1).gens_below(tt + 1))
-        width = self.target.free(g_s - 1).dimension(tt, below)
-        if _bits_beyond(full, width):
+        low, f = self.target.free(g_s - 1), self.target.field
+        everything = low.gens_below(tt + 1)
+        full = self.right.free_map(u_s).apply(u_t, self.left.images(s, t), everything)
+        width = low.dimension(tt, below)
+        if f.any_in(full, np.arange(width, low.dimension(tt, everything))):
             raise LiftError(f"{self.name or 'the composite'} is not null: the inner product is nonzero at "
                             f"(n={t - s}, s={s})")
-        return base ^ full[:, :words(width)]
-
-
-def _bits_beyond(rows: np.ndarray, width: int) -> bool:
-    """Whether any row has a 1 at a column >= width."""
-    w = words(width)
-    if rows.shape[1] > w and rows[:, w:].any():
-        return True
-    tail = width & 63
-    return bool(tail and w and (rows[:, w - 1] >> np.uint64(tail)).any())
+        return f.subtract(full[:, :f.storage(width)], base)

@@ -1,11 +1,13 @@
 """Ext(M) as a module over Ext(k): products of M's classes by classes of the sphere (REFERENCE-PRODUCTS 2.1-2.2).
 
-F resolves M, U resolves the unit k (the same object when M is k). Products by h_i are read off F's differentials
-(filtration one, no lifting; `lifted=True` forces the lift, for tests). For M = k a product by any other b comes from
-one chain map F -> F lifted from b, whose readout at x + b is b x for every x at once (the reference's lift_hom). For
-any other M, each generator x of Ext(M) is lifted to a chain map F -> U (cached per generator, extended on demand)
-and b x = sum_k b_k [f_x(e_i) : u_k] is read at x + b (the reference's ExtAlgebra). All maps a request needs are
-lifted together, so they share the quasi-inverses of U.
+F resolves M, U resolves the unit k (the same object when M is k), over F_2 or F_p. The product of x in Ext(M) by b
+is the reference's ExtAlgebra's: x is lifted to a chain map f_x: F -> U (cached per generator, extended on demand)
+and x b = sum_k b_k [f_x(e_i) : u_k] is read at x + b. Products by filtration-one classes (h_i; a_0, h_0 at odd p)
+are read off F's differentials instead (no lifting; `lifted=True` forces the lift, for tests): the coefficient of
+op x_j in d(y_k) is the same number. For M = k one chain map F -> F lifted from b serves every x at once (the
+reference's lift_hom); it reads b x, which at odd p is (-1)^{s_x s_b + t_x t_b} x b (graded commutativity), so its
+readout is multiplied by that sign: every route gives x b. All maps a request needs are lifted together, so they
+share the quasi-inverses of U.
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.lifting.chain_map import ChainMap, lift
 from nassau.products.ext_class import ExtClass
-from nassau.products.filtration_one import h_matrix
+from nassau.products.filtration_one import h_matrix, operation_of
 
 
 def is_unit_module(module: Module) -> bool:
@@ -32,13 +34,21 @@ def is_unit_module(module: Module) -> bool:
 
 def unit_module(module: Module) -> Module:
     """k over the algebra the module lives over (the sphere S_2 over A)."""
-    profile = module.profile
-    data = {"p": 2, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}
+    profile, p = module.profile, module.algebra.prime
+    data = {"p": p, "type": "finite dimensional module", "gens": {"x0": 0}, "actions": []}
     if not profile.is_full:
         data["profile"] = {"p_part": list(profile.p_part), "truncated": profile.truncated}
-    name = "S_2" if profile.is_full else f"F2 over {profile.describe()}"
+        if p != 2:
+            data["profile"]["q_part"] = profile.q_part
+    name = f"S_{p}" if profile.is_full else f"F{p} over {profile.describe()}"
     return module_from_spec(ModuleSpec(name=name, shift=0, path=Path(f"<the unit over {profile.describe()}>"),
                                        data=data))
+
+
+def commutation_sign(p: int, x: tuple[int, int], y: tuple[int, int]) -> int:
+    """y x = sign x y for x, y in Ext^{s,t} (as (s, t)): (-1)^{s_x s_y + t_x t_y}, written as an element of F_p (1
+    at p = 2)."""
+    return p - 1 if (x[0] * y[0] + x[1] * y[1]) % 2 else 1
 
 
 class ExtAlgebra:
@@ -58,24 +68,36 @@ class ExtAlgebra:
         """Whether F reached (n, s) (or (n, s) lies below its bottom, where Ext is zero)."""
         return self.module.is_done(s, n + s) or n < self.module.min_degree
 
-    def products(self, b: ExtClass, at: Iterable[BidegreeNS], lifted: bool = False) -> dict[BidegreeNS, np.ndarray]:
-        """For each bidegree x of Ext(M) with x + b computed: the uint8 matrix whose row i is b x_i in the basis at
-        x + b (shape dim(x) x dim(x + b))."""
+    @property
+    def p(self) -> int:
+        return self.module.field.p
+
+    def products(self, b: ExtClass, at: Iterable[BidegreeNS], lifted: bool = False,
+                 route: str = "auto") -> dict[BidegreeNS, np.ndarray]:
+        """For each bidegree x of Ext(M) with x + b computed: the uint8 matrix whose row i is x_i b in the basis at
+        x + b (shape dim(x) x dim(x + b)). `route` "generators" forces one lifted map per x_i even for M = k (the
+        twin of the one-map route, for tests)."""
         wanted = [x for x in at if self.computed(x[0] + b.n, x[1] + b.s) and self.computed(*x)]
-        if b.h_index is not None and not lifted:
-            return {(n, s): h_matrix(self.module, b.h_index, n, s) for n, s in wanted}
-        if self.is_unit:
+        op = operation_of(self.module, b.n, b.s, b.vector)
+        if op is not None and not lifted:
+            return {(n, s): self.scaled(h_matrix(self.module, op, n, s), b.vector[0]) for n, s in wanted}
+        if self.is_unit and route == "auto":
             f = self.class_map(b, [(n + b.n, s + b.s) for n, s in wanted])
-            return {x: f.hom_k(x[1] + b.s, x[0] + x[1] + b.t) for x in wanted}
+            return {(n, s): self.scaled(f.hom_k(s + b.s, n + s + b.t), commutation_sign(self.p, (s, n + s), (b.s, b.t)))
+                    for n, s in wanted}
         maps = self._generator_maps_through(b, wanted)
         out = {}
         for n, s in wanted:
             rows = []
             for i in range(self.dim(self.module, n, s)):
                 hom = maps[(n, s, i)].hom_k(s + b.s, n + s + b.t)  # (gens of U at b) x (gens of F at x + b)
-                rows.append((b.array.astype(np.int64) @ hom.astype(np.int64)) % 2)
+                rows.append((b.array.astype(np.int64) @ hom.astype(np.int64)) % self.p)
             out[(n, s)] = np.array(rows, dtype=np.uint8).reshape(len(rows), self.dim(self.module, n + b.n, s + b.s))
         return out
+
+    def scaled(self, matrix: np.ndarray, c: int) -> np.ndarray:
+        """c times a uint8 matrix over F_p."""
+        return matrix if c == 1 else ((matrix.astype(np.int64) * c) % self.p).astype(np.uint8)
 
     @property
     def unit_algebra(self) -> ExtAlgebra:

@@ -1,4 +1,5 @@
-"""An element of Ext as users write it, `n,s,[v]` (v in the Ext basis x_(n,s,0), x_(n,s,1), ...), and its checks."""
+"""An element of Ext as users write it, `n,s,[v]` (v in the Ext basis x_(n,s,0), x_(n,s,1), ...; entries 0..p-1),
+and its checks."""
 from __future__ import annotations
 
 import re
@@ -13,7 +14,7 @@ from nassau.engine.resolution import Resolution
 SPHERE_CLASSES = {"c0": (8, 3), "Ph1": (9, 5), "Ph2": (11, 5), "d0": (14, 4), "e0": (17, 4), "c1": (19, 3),
                   "g": (20, 4)}
 _H = re.compile(r"^h(\d+)$")
-_CLASS = re.compile(r"^\s*(-?\d+)\s*,\s*(\d+)\s*,\s*\[\s*([01](?:\s*,\s*[01])*)?\s*\]\s*$")
+_CLASS = re.compile(r"^\s*(-?\d+)\s*,\s*(\d+)\s*,\s*\[\s*(\d+(?:\s*,\s*\d+)*)?\s*\]\s*$")
 _NAMED = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_^]*)\s*=(.*)$")
 
 
@@ -37,7 +38,7 @@ class ExtClass:
 
     @property
     def h_index(self) -> int | None:
-        """i when this is h_i, the only class at (2^i - 1, 1), else None."""
+        """i when this is h_i, the only class at (2^i - 1, 1) at p = 2, else None."""
         if self.s == 1 and self.vector == (1,) and self.n >= 0 and (self.n + 1) & self.n == 0:
             return (self.n + 1).bit_length() - 1
         return None
@@ -53,12 +54,16 @@ class ExtClass:
         if len(self.vector) != dim:
             raise ClassError(f"{what} ({self}) needs a vector of length {dim} = dim Ext at (n={self.n}, s={self.s}), "
                              f"got {len(self.vector)}")
+        p = res.field.p
+        if any(v >= p for v in self.vector):
+            raise ClassError(f"{what} ({self}) has an entry that is not below p = {p}")
         if self.s == 0 and self.n < res.min_degree:
             raise ClassError(f"{what} ({self}) lies below {res.module.name}'s bottom degree")
 
 
 def parse_class(text: str) -> ExtClass:
-    """`n,s,[v]` -> ExtClass (v a comma-separated list of 0 and 1, possibly empty)."""
+    """`n,s,[v]` -> ExtClass (v a comma-separated list of entries 0..p-1, possibly empty; check_in checks them
+    against p)."""
     m = _CLASS.match(text)
     if not m:
         raise ClassError(f"cannot read the class {text!r}: expected n,s,[v] such as 20,4,[1]")

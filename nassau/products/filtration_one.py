@@ -56,6 +56,18 @@ def op_element(res: Resolution, i: int) -> object:
     return (1 << i,) if res.algebra.prime == 2 else [(1, ()), (0, (1,))][i]
 
 
+def operation_of(res: Resolution, n: int, s: int, vector: tuple[int, ...]) -> int | None:
+    """i when the class n,s,[v] is a nonzero multiple v_0 op_i of filtration-one operation i of the algebra (h_i at
+    p = 2; a_0, h_0 at odd p), else None: then its products are read off d (h_matrix) instead of lifted."""
+    if s != 1 or len(vector) != 1 or not vector[0]:
+        return None
+    count = max(n + 1, 1).bit_length() if res.algebra.prime == 2 else len(ODD_OPERATIONS)
+    for i in range(count):
+        if op_degree(res, i) == n + 1 and res.algebra.contains(op_element(res, i)):
+            return i
+    return None
+
+
 def op_column(res: Resolution, s: int, t: int, i: int) -> int | None:
     """Where operation i sits in the block of a generator of F_s of degree t (in degree t + its degree): 0 over A;
     its unstable position, or None where that block lacks it (excess > t), over the unstable algebra; None over a
