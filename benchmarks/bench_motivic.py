@@ -6,12 +6,15 @@ Each run is a fresh CLI process, `nassau resolve S_2 --stem N --max-s S --thread
 (which resolves one filtration more, s <= S + 1, so the top row's tau-torsion is known, and prints every generator
 with its products) and once with each classical algorithm (standard, the motivic engine's step; nassau, the
 fastest). Every s: S = N / 2 + 3, as bench_scaling. A warm-up run of each fills numba's cache first and is not
-counted. Weights need no bound: each bidegree's elimination finds all of them (between 0 and t / 2 for the sphere,
-docs/motivic.md), so the motivic run covers every weight there is.
+counted. Weights: all of them, no --max-weight. For the sphere the generators in degree t have weights between 0
+and t / 2 (w(P(R)) <= deg(R) / 2, docs/motivic.md), a bound that is reached (h1^k: t = 2k, weight k), so every
+weight up to t / 2 can carry a class and none is cut; each bidegree's elimination finds them all at once. The load
+average (1 minute) after each stem says how busy the machine was.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -54,7 +57,7 @@ def main() -> None:
                   f"max {max(v):.2f} s ({len(v)} runs), peak RSS {rss[kind]:.0f} MiB")
         print(f"stem {stem}: motivic / standard {med['motivic'] / med['standard']:.2f}x, motivic / nassau "
               f"{med['motivic'] / med['nassau']:.2f}x (medians); RSS motivic / standard "
-              f"{rss['motivic'] / rss['standard']:.2f}x", flush=True)
+              f"{rss['motivic'] / rss['standard']:.2f}x; load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -29,61 +29,40 @@ def left_kernel(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> Sub
     n = len(order)
     if rows.shape[0] != n:
         raise ValueError(f"order must list each of the {rows.shape[0]} rows once, got {n} entries")
-    place = np.full(n, -1, dtype=np.int64)
+    place = np.empty(n, dtype=np.int64)  # row -> its column of A^T, the order reversed
     place[np.asarray(order, dtype=np.int64)] = n - 1 - np.arange(n, dtype=np.int64)
     column_of = np.full(rows.shape[1] * 64, -1, dtype=np.int64)
     column_of[np.asarray(columns, dtype=np.int64)] = np.arange(len(columns), dtype=np.int64)
-    transpose = _transpose(rows, column_of, place, len(columns), words(n))
+    transpose = np.zeros((len(columns), words(n)), dtype=np.uint64)
+    _scatter_transposed(rows, n, place, column_of, transpose)
     pivots = row_reduce(transpose, n) if len(columns) and n else np.zeros(0, dtype=np.int64)
-    basis, kernel_pivots = _null_rows(transpose, pivots, n)
+    # The null space: a vector per non-pivot column j of A^T (the last first), with its 1 at j and R[r, j] at the
+    # pivot of each row r, all read back in `order` (position n - 1 - j).
+    free = np.ones(n, dtype=bool)
+    free[pivots] = False
+    free_columns = np.nonzero(free)[0][::-1]
+    slot = np.full(n, -1, dtype=np.int64)
+    slot[free_columns] = np.arange(len(free_columns), dtype=np.int64)
+    kernel_pivots = n - 1 - free_columns
+    basis = np.zeros((len(free_columns), words(n)), dtype=np.uint64)
+    basis[np.arange(len(free_columns)), kernel_pivots >> 6] = np.left_shift(np.uint64(1),
+                                                                            (kernel_pivots & 63).astype(np.uint64))
+    _scatter_transposed(transpose, len(pivots), n - 1 - pivots, slot, basis)
     return Subspace.from_rref(basis, kernel_pivots, n)
 
 
 @njit(cache=True, nogil=True)
-def _transpose(rows, column_of, place, m, width):
-    """out[column_of[c], place[r]] = rows[r, c] over the columns c with column_of[c] >= 0: a walk over the set
-    bits."""
-    out = np.zeros((m, width), dtype=np.uint64)
-    for r in range(rows.shape[0]):
-        i = place[r]
+def _scatter_transposed(src, nrows, row_to, column_to, out):
+    """out[column_to[c], row_to[r]] |= src[r, c] for the first nrows rows, over the columns with column_to[c] >= 0:
+    a walk over the set bits."""
+    for r in range(nrows):
+        i = row_to[r]
         bit = _ONE << np.uint64(i & 63)
         wi = i >> 6
-        for w in range(rows.shape[1]):
-            x = rows[r, w]
+        for w in range(src.shape[1]):
+            x = src[r, w]
             while x:
-                c = column_of[(w << 6) + ctz(x)]
+                c = column_to[(w << 6) + ctz(x)]
                 x &= x - _ONE
                 if c >= 0:
                     out[c, wi] |= bit
-    return out
-
-
-@njit(cache=True, nogil=True)
-def _null_rows(reduced, pivots, n):
-    """The null space of the reduced A^T (pivot rows first) in reverse column order, by increasing pivot."""
-    rank = len(pivots)
-    slot = np.full(n, -1, dtype=np.int64)  # a non-pivot column of A^T -> its vector
-    for r in range(rank):
-        slot[pivots[r]] = -2
-    out_pivots = np.empty(n - rank, dtype=np.int64)
-    q = 0
-    for j in range(n - 1, -1, -1):
-        if slot[j] == -1:
-            slot[j] = q
-            out_pivots[q] = n - 1 - j
-            q += 1
-    out = np.zeros((n - rank, (n + 63) >> 6), dtype=np.uint64)
-    for q in range(n - rank):
-        p = out_pivots[q]
-        out[q, p >> 6] |= _ONE << np.uint64(p & 63)
-    for r in range(rank):
-        p = n - 1 - pivots[r]
-        bit = _ONE << np.uint64(p & 63)
-        for w in range(reduced.shape[1]):
-            x = reduced[r, w]
-            while x:
-                q = slot[(w << 6) + ctz(x)]
-                x &= x - _ONE
-                if q >= 0:
-                    out[q, p >> 6] |= bit
-    return out, out_pivots

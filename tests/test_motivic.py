@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import nassau.engine.motivic as engine
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.motivic_weight import degree_weights, weight
 from algebra.milnor.products import multiply
@@ -15,7 +16,6 @@ from algebra.module.loader import load_module
 from algebra.module.motivic import load_motivic
 from fp import field, reduce_with_identity
 from fp.packed import from_bool, to_bool
-import nassau.engine.motivic as engine
 from nassau.engine.motivic import Cycles, MotivicResolution, motivic_region, reduce_weighted, resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
