@@ -1,4 +1,4 @@
-"""C-motivic Ext of the sphere beside our classical run of the same region: wall time, peak RSS and their ratio.
+"""C-motivic Ext of the sphere beside our classical run of the same region: wall and CPU time, peak RSS, ratios.
 
     python benchmarks/bench_motivic.py --stems 60 90 --repeat 3
 
@@ -6,28 +6,30 @@ Each run is a fresh CLI process, `nassau resolve S_2 --stem N --max-s S --thread
 (which resolves one filtration more, s <= S + 1, so the top row's tau-torsion is known, and prints every generator
 with its products) and once with each classical algorithm (standard, the motivic engine's step; nassau, the
 fastest). Every s: S = N / 2 + 3, as bench_scaling. A warm-up run of each fills numba's cache first and is not
-counted. Weights need no bound: each bidegree's elimination finds all of them (between 0 and t / 2 for the sphere,
-docs/motivic.md), so the motivic run covers every weight there is.
+counted. Weights: all of them, no --max-weight. For the sphere the generators in degree t have weights between 0
+and t / 2 (w(P(R)) <= deg(R) / 2, docs/motivic.md), a bound that is reached (h1^k: t = 2k, weight k), so every
+weight up to t / 2 can carry a class and none is cut; each bidegree's elimination finds them all at once. The load
+average (1 minute) after each stem says how busy the machine was.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_resolve import machine  # noqa: E402
-from bench_resolve import run_once as run_resolve  # noqa: E402
+from bench_resolve import machine, run_usage  # noqa: E402
 
 #: kind -> (--algorithm, further options)
 KINDS = {"motivic": ("auto", ("--motivic",)), "standard": ("standard", ()), "nassau": ("nassau", ())}
 
 
-def run_once(kind: str, stem: int, max_s: int) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of one CLI run of this kind."""
+def run_once(kind: str, stem: int, max_s: int) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind."""
     algorithm, extra = KINDS[kind]
-    return run_resolve(stem, max_s, algorithm, 1, "S_2", extra)
+    return run_usage(stem, max_s, algorithm, 1, "S_2", extra)
 
 
 def main() -> None:
@@ -41,20 +43,26 @@ def main() -> None:
     for stem in args.stems:
         max_s = stem // 2 + 3
         walls: dict[str, list[float]] = {k: [] for k in KINDS}
+        cpus: dict[str, list[float]] = {k: [] for k in KINDS}
         rss: dict[str, float] = {}
         for _ in range(args.repeat):
             for kind in KINDS:
-                wall, peak = run_once(kind, stem, max_s)
+                wall, peak, cpu = run_once(kind, stem, max_s)
                 walls[kind].append(wall)
+                cpus[kind].append(cpu)
                 rss[kind] = max(rss.get(kind, 0.0), peak)
         med = {k: statistics.median(v) for k, v in walls.items()}
+        cpu_med = {k: statistics.median(v) for k, v in cpus.items()}
         for kind in KINDS:
-            v = walls[kind]
+            v, c = walls[kind], cpus[kind]
             print(f"stem {stem}, s <= {max_s}, {kind:>8}: wall min {min(v):.2f} / median {med[kind]:.2f} / "
-                  f"max {max(v):.2f} s ({len(v)} runs), peak RSS {rss[kind]:.0f} MiB")
+                  f"max {max(v):.2f} s, CPU min {min(c):.2f} / median {cpu_med[kind]:.2f} / max {max(c):.2f} s "
+                  f"({len(v)} runs), peak RSS {rss[kind]:.0f} MiB")
         print(f"stem {stem}: motivic / standard {med['motivic'] / med['standard']:.2f}x, motivic / nassau "
-              f"{med['motivic'] / med['nassau']:.2f}x (medians); RSS motivic / standard "
-              f"{rss['motivic'] / rss['standard']:.2f}x", flush=True)
+              f"{med['motivic'] / med['nassau']:.2f}x (wall medians; CPU medians "
+              f"{cpu_med['motivic'] / cpu_med['standard']:.2f}x, {cpu_med['motivic'] / cpu_med['nassau']:.2f}x); "
+              f"RSS motivic / standard {rss['motivic'] / rss['standard']:.2f}x; load average "
+              f"{os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,13 @@ def machine() -> str:
 def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = "S_2",
              extra: tuple[str, ...] = ()) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB) of one CLI run (extra: further options, e.g. --motivic)."""
+    return run_usage(stem, max_s, algorithm, threads, module, extra)[:2]
+
+
+def run_usage(stem: int, max_s: int, algorithm: str, threads: int, module: str = "S_2",
+              extra: tuple[str, ...] = ()) -> tuple[float, float, float]:
+    """run_once's (wall seconds, peak RSS MiB) and the run's CPU seconds (user + system), which a machine busy with
+    other work inflates less than the wall time."""
     cmd = [sys.executable, "-m", "nassau", "resolve", module, "--stem", str(stem), "--max-s", str(max_s),
            "--algorithm", algorithm, "--threads", str(threads), "--quiet", *extra]
     start = time.perf_counter()
@@ -58,7 +65,7 @@ def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = 
     wall = time.perf_counter() - start
     if status != 0:
         raise SystemExit(f"run failed: {' '.join(cmd)}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def profile_split(stem: int, max_s: int, algorithm: str, module_name: str = "S_2") -> dict[str, float]:

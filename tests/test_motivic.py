@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import nassau.engine.motivic as engine
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.motivic_weight import degree_weights, weight
 from algebra.milnor.products import multiply
@@ -15,7 +16,7 @@ from algebra.module.loader import load_module
 from algebra.module.motivic import load_motivic
 from fp import field, reduce_with_identity
 from fp.packed import from_bool, to_bool
-from nassau.engine.motivic import Cycles, MotivicResolution, reduce_weighted, resolve_motivic
+from nassau.engine.motivic import Cycles, MotivicResolution, motivic_region, reduce_weighted, resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
 from nassau.products.motivic_ext import MotivicExt
@@ -90,6 +91,17 @@ def test_step_matches_the_weight_by_weight_twin(rng: np.random.Generator) -> Non
             assert rank(inside) == len(inside) == dim
             assert not inside[:, both_weights > w].any(), "a kernel vector above its weight"
         assert (relations[:, out.pivots] == np.eye(len(out.pivots), dtype=bool)).all(), "not reduced at the pivots"
+
+
+def test_each_step_takes_its_kernel_from_the_transpose(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every step finds ker C' by fp.left_kernel (C'^T reduced, about a third of reducing [C' | I]): one call per
+    bidegree, so a step that went back to [C' | I] fails here."""
+    calls = []
+    real = engine.left_kernel
+    monkeypatch.setattr(engine, "left_kernel", lambda *args: calls.append(args) or real(*args))
+    region = Region(max_s=4, min_degree=0, max_stem=8)
+    resolve_motivic(load_motivic("S_2"), region)
+    assert len(calls) == len(motivic_region(region).bidegrees())
 
 
 @pytest.mark.parametrize("name, stem", [("S_2", 14), ("C2", 10), ("Ceta", 10)])

@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 
 import nassau
+from algebra.module.motivic import load_motivic
 from nassau.engine.errors import EngineError
+from nassau.engine.motivic import resolve_motivic
+from nassau.engine.region import Region
+from nassau.products.motivic_ext import MotivicExt
 from tests.helpers import assert_one_line_error, run_cli
 
 
@@ -131,3 +135,25 @@ def test_tau_quotient_field_is_ctau(tmp_path: Path) -> None:
     by_file, by_name = run_cli("resolve", str(path), *args), run_cli("resolve", "Ctau", *args)
     assert by_file.returncode == 0 and generators_of(by_file) == generators_of(by_name)
     assert "tau^1-torsion" in by_file.stdout.decode() and "tau-free " not in by_file.stdout.decode()
+
+
+def test_a_run_resolves_no_degree_above_its_region() -> None:
+    """Through stem N, s <= S a run resolves t <= N + S (rows s <= S + 1), not the column t = N + S + 1 above it: a
+    class at (s, t) is read from the complex in degree t alone. Its generators, torsion orders and products are
+    those read from the larger rectangle."""
+    stem, max_s = 18, 8
+    run = nassau.resolve("S_2", stem=stem, max_s=max_s, motivic=True, progress=False)
+    assert max(t for _, t in run.resolution.dims()) == stem + max_s
+    larger = Region(max_s=max_s + 1, min_degree=0, max_stem=stem)
+    ext = MotivicExt(resolve_motivic(load_motivic("S_2"), larger), max_s + 1, larger.t_limit)
+
+    def key(c):
+        return c.stem, c.s, c.weight, c.torsion
+
+    wanted = [c for c in ext.classes if c.s <= max_s and c.stem <= stem]
+    assert [key(c) for c in run.generators] == [key(c) for c in wanted]
+    for c, d in zip(run.generators, wanted):
+        for i in range(4):
+            got = run.product(f"h{i}", c)
+            if got is not None:
+                assert [(key(y), k) for y, k in got] == [(key(y), k) for y, k in ext.h_product(i, d)]

@@ -161,8 +161,8 @@ class MotivicRun:
 def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
                 max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None,
                 save_dir: str | os.PathLike[str] | None = None) -> MotivicRun:
-    """Resolve M^C through the region (s <= max_s + 1 inside, for the top row's torsion, and the rectangle around it
-that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError, RegionError
+    """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
+    rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs; ModuleError, RegionError
     or EngineError (one line each) on bad input."""
     for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
                         ("threads", threads)):
@@ -172,7 +172,7 @@ that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError
         raise EngineError(f"threads must be at least 1 (got {threads})")
     mod = load_motivic(module)
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
-    inside = Region(max_s=max_s + 1, min_degree=region.min_degree, max_stem=stem, max_t=max_t)
+    inside = resolved_region(region)
     advance = reporter.advance if reporter is not None else None
     store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, motivic_region(inside))
     try:
@@ -183,9 +183,19 @@ that nassau.engine.motivic.motivic_region says a motivic run needs); ModuleError
     return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0)
 
 
+def resolved_region(region: Region) -> Region:
+    """What a run resolves to list the region's generators: one filtration more (the top row's classes are the
+    cocycles there, which needs row max_s + 1), in the region's internal degrees, t <= T. A class at (s, t) is read
+    from the complex in degree t alone, which at s = max_s + 1 reaches stem T - max_s - 1 only: the run needs no
+    generator of degree above T (through stem N that spares the column t = N + max_s + 1). motivic_region then
+    makes it the rectangle the engine must resolve."""
+    return Region(max_s=region.max_s + 1, min_degree=region.min_degree, max_t=region.t_limit)
+
+
 def motivic_size(stem: int | None, max_t: int | None, max_s: int) -> int:
     """Bidegrees a run computes (its progress bar's length); 0 where the region is bad (the run says why)."""
     try:
-        return len(motivic_region(Region(max_s=max_s + 1, min_degree=0, max_stem=stem, max_t=max_t)).bidegrees())
+        region = Region(max_s=max_s, min_degree=0, max_stem=stem, max_t=max_t)
+        return len(motivic_region(resolved_region(region)).bidegrees())
     except EngineError:
         return 0

@@ -19,7 +19,8 @@ I the image of the old generators), and ker d_s for the next filtration. Both co
   coordinates and 0 elsewhere, so a runs over ker C' (C' = C without the new generators' columns) and b = a C.
   Reducing [C' | I] with the rows by decreasing weight gives an RREF kernel whose vector with pivot row p has its
   other rows after p, of weight <= w(p): a basis adapted to the weights, reduced at its pivots, as the next step
-  needs. C' has at most as many columns as D has rank, so this reduction is smaller than the classical [D | I].
+  needs. C' has at most as many columns as D has rank, so this reduction is smaller than the classical [D | I],
+  and fp.left_kernel finds its result from C'^T, about a third of the work.
 Unlike over A, a new generator y may meet ker d_s (d(y) = v with tau v = d(x): tau y - x is a cycle): that is b.
 So the resolution is minimal over the graded ring F_2[tau] (d lands in tau F + A^C_{>0} F), its Hom complex into
 M_2 has differentials tau^k, k >= 1, and Ext is that complex's homology (nassau.products.motivic_ext). A naive twin
@@ -39,7 +40,7 @@ import numpy as np
 
 from algebra.milnor.motivic_weight import degree_weights
 from algebra.module.motivic import MotivicModule
-from fp import reduce_with_identity
+from fp.left_kernel import left_kernel
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.scheduler import run_jobs
@@ -114,14 +115,12 @@ def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles, res: 
         here = np.nonzero(cycles.weights == w)[0]
         block = coords[weights == w]
         if len(block):
-            pivots, _ = reduce_with_identity(f.gather(block, here), len(here), f)
-            fresh[here[pivots]] = False
+            fresh[here[f.row_reduce(f.gather(block, here), len(here))]] = False
     order = np.argsort(-weights, kind="stable")
     old, new = np.nonzero(~fresh)[0], np.nonzero(fresh)[0]
-    ordered = coords[order]
-    _, relations = reduce_with_identity(f.gather(ordered, old), len(old), f)
+    relations = left_kernel(coords, old, order)  # [C' | I] reduced, rows by decreasing weight, without the I
     a = relations.basis  # over the rows in `order`
-    b = f.matmul(a, f.gather(ordered, new), n, len(new))
+    b = f.matmul(a, f.gather(coords, new)[order], n, len(new))
     width = n + len(new)
     basis = f.scatter(a, np.arange(n), width) | f.scatter(b, np.arange(n, width), width)
     pivots = order[relations.pivots]
@@ -168,9 +167,8 @@ def kernel_cycles(res: MotivicResolution, s: int, t: int) -> Cycles:
     """ker d_s in degree t over every generator of degree <= t, as a step keeps it, computed again from the
     generators (a resumed run whose region grew, or whose kept kernel was lost)."""
     rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1))
-    f = res.field
     order = np.argsort(-weights, kind="stable")
-    _, relations = reduce_with_identity(rows[order], ncols, f)
+    relations = left_kernel(rows, np.arange(ncols, dtype=np.int64), order)
     pivots = order[relations.pivots]
     return Cycles(relations.basis, weights[pivots], pivots, order)
 

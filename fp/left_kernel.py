@@ -1,0 +1,68 @@
+"""ker (x -> x A) over F2 as reducing [A | I] gives it, found by reducing A's transpose instead.
+
+A here is some columns of packed rows, the rows taken in a given order (the motivic step orders them by weight,
+nassau.engine.motivic). Reducing [A | I] (n rows, m + n columns) leaves the kernel as the RREF basis over the rows
+in that order: each vector's first 1, its pivot, is a 0 in every other vector. The same basis is read off the RREF
+R of A^T (m <= n rows, n columns), about a third of the work: with A^T's columns in reverse order, each non-pivot
+column j gives the vector with a 1 at j and R[r, j] at the pivot column of each row r (the null space of A^T),
+which is 0 at every other non-pivot column; read back in the given order, the vector's first 1 is at j. An RREF
+basis of a space is unique, so the two are the same bit for bit (tests/test_left_kernel.py checks it on random
+matrices against reduce_with_identity, the obvious twin).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bits import ctz
+from .m4ri import row_reduce
+from .packed import check_matrix, words
+from .subspace import Subspace
+
+_ONE = np.uint64(1)
+
+
+def left_kernel(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> Subspace:
+    """ker (x -> x A), A = rows[order][:, columns] (packed F2 rows): an RREF Subspace over the rows in `order`,
+    the kernel reduce_with_identity(A, len(columns)) returns."""
+    check_matrix(rows, 0)
+    n = len(order)
+    if rows.shape[0] != n:
+        raise ValueError(f"order must list each of the {rows.shape[0]} rows once, got {n} entries")
+    place = np.empty(n, dtype=np.int64)  # row -> its column of A^T, the order reversed
+    place[np.asarray(order, dtype=np.int64)] = n - 1 - np.arange(n, dtype=np.int64)
+    column_of = np.full(rows.shape[1] * 64, -1, dtype=np.int64)
+    column_of[np.asarray(columns, dtype=np.int64)] = np.arange(len(columns), dtype=np.int64)
+    transpose = np.zeros((len(columns), words(n)), dtype=np.uint64)
+    _scatter_transposed(rows, n, place, column_of, transpose)
+    pivots = row_reduce(transpose, n) if len(columns) and n else np.zeros(0, dtype=np.int64)
+    # The null space: a vector per non-pivot column j of A^T (the last first), with its 1 at j and R[r, j] at the
+    # pivot of each row r, all read back in `order` (position n - 1 - j).
+    free = np.ones(n, dtype=bool)
+    free[pivots] = False
+    free_columns = np.nonzero(free)[0][::-1]
+    slot = np.full(n, -1, dtype=np.int64)
+    slot[free_columns] = np.arange(len(free_columns), dtype=np.int64)
+    kernel_pivots = n - 1 - free_columns
+    basis = np.zeros((len(free_columns), words(n)), dtype=np.uint64)
+    basis[np.arange(len(free_columns)), kernel_pivots >> 6] = np.left_shift(np.uint64(1),
+                                                                            (kernel_pivots & 63).astype(np.uint64))
+    _scatter_transposed(transpose, len(pivots), n - 1 - pivots, slot, basis)
+    return Subspace.from_rref(basis, kernel_pivots, n)
+
+
+@njit(cache=True, nogil=True)
+def _scatter_transposed(src, nrows, row_to, column_to, out):
+    """out[column_to[c], row_to[r]] |= src[r, c] for the first nrows rows, over the columns with column_to[c] >= 0:
+    a walk over the set bits."""
+    for r in range(nrows):
+        i = row_to[r]
+        bit = _ONE << np.uint64(i & 63)
+        wi = i >> 6
+        for w in range(src.shape[1]):
+            x = src[r, w]
+            while x:
+                c = column_to[(w << 6) + ctz(x)]
+                x &= x - _ONE
+                if c >= 0:
+                    out[c, wi] |= bit
