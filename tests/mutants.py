@@ -293,7 +293,7 @@ MUTANTS = [
            (literal(" if origin != k]", "]"),),
            ("tests/test_processes.py::test_a_worker_is_sent_the_other_workers_results_once_and_never_its_own",)),
     Mutant("shared pieces: a Nassau step offers its pieces to no other process", "nassau/engine/nassau_step.py",
-           (literal("recipes = None if shipped_as is None else", "recipes = None if True else"),),
+           (literal("recipes = None if shipped_as is None or not helped() else", "recipes = None if True else"),),
            ("tests/test_processes.py::"
             "test_idle_workers_compute_pieces_of_a_running_step_and_give_the_same_generators",)),
     Mutant("shared pieces: a piece delivered before the job reaches it is lost", "nassau/engine/prefetch.py",

@@ -176,7 +176,7 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
             if f.any_in(rem, cols):
                 block_inverse(f, part, cols).correct(rem, cols, rows, part, y)
         return y
-    recipes = None if shipped_as is None else [
+    recipes = None if shipped_as is None or not helped() else [  # only a run's workers may use them
         SignatureRows(shipped_as, t, src_ngens, tgt_ngens, rows, cols, rem.shape[1], f.storage(len(rows)), rem.itemsize)
         for rows, cols in blocks]
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks],
@@ -201,7 +201,8 @@ def signature_rows(d: FreeMap, t: int, ngens: int, rows: np.ndarray, cols: np.nd
 @dataclass(frozen=True)
 class SignatureRows:
     """A piece of a Nassau step as another process computes it from its own copy of the resolution: signature_rows
-    of d_s in degree t on the first src_ngens generators (rows) and tgt_ngens targets (cols: the block's columns)."""
+    of d_s in degree t on the first src_ngens generators (rows) and tgt_ngens targets (cols: the block's columns).
+    width and src_width: the storage units of a row of the image and of a preimage; unit: the bytes of one."""
 
     s: int
     t: int
@@ -209,7 +210,7 @@ class SignatureRows:
     tgt_ngens: int
     rows: np.ndarray
     cols: np.ndarray
-    width: int  # storage units of a row of d in degree t (the image's), of len(rows) (the preimages'), unit bytes
+    width: int
     src_width: int
     unit: int
 
