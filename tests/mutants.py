@@ -301,6 +301,9 @@ MUTANTS = [
                     "            if self._state[i] != _RUNNING:  # dropped"),),
            ("tests/test_prefetch.py::"
             "test_a_piece_claimed_by_another_process_is_waited_for_and_taken_not_recomputed",)),
+    Mutant("shared pieces: every step's pieces are shared, asked for or not", "nassau/engine/shared_pieces.py",
+           (literal("            self._latest, wanted = offer, self._wanted", "            self._latest, wanted = offer, True"),),
+           ("tests/test_shared_pieces.py",)),
     Mutant("shared pieces: the owner takes a piece a helper has claimed", "nassau/engine/shared_pieces.py",
            (literal("            if self.states[k, h, i] in (ELSEWHERE, WRITTEN) and self.serials[k, h] == serial:",
                     "            if False:"),),

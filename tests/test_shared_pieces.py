@@ -10,6 +10,7 @@ import numpy as np
 
 from fp import field, from_bool, quasi_inverse_with_identity
 from nassau.engine import shared_pieces
+from nassau.engine.prefetch import Prefetch
 from nassau.engine.shared_pieces import ProcessBoard, Slab, help_with, slots
 
 NEVER = lambda: False  # noqa: E731 - the owner is never abandoned here
@@ -74,33 +75,56 @@ def test_a_piece_written_to_the_owners_inbox_reads_back_bit_for_bit(rng: np.rand
         image = from_bool(rng.integers(0, 2, size=(rows, ncols)).astype(bool))
         recipes.append(Recipe(image, np.sort(rng.choice(ncols, size=min(ncols, 20), replace=False)), ncols))
 
-    class Prefetched:
-        def __init__(self) -> None:
-            self.recipes, self.claims, self.got = recipes, None, {}
-
-        def deliver(self, i, result, ok):
-            self.got[i] = result
-
     notices = []
     board = ProcessBoard(Slab(2), 0, notices.append)
-    offer = Prefetched()
-    board.post(offer)
-    (_, serial, _, offsets), = notices
+    with Prefetch([NEVER] * 3, recipes=lambda: recipes) as offer:
+        board.post(offer)
+        board.want()
+        (_, serial, _, offsets), = notices
 
-    class Res:
-        field = f
+        class Res:
+            field = f
 
-    sent = []
-    assert help_with(Res(), board._slab, 0, serial, recipes, offsets, sent.append, NEVER) == 3
-    for _, owner, notice in sent:
-        board.deliver(notice)
-    assert sorted(offer.got) == [0, 1, 2]
-    for i, (inverse, image) in offer.got.items():
-        want, want_image = recipes[i](None, None)
-        np.testing.assert_array_equal(image, want_image)
-        np.testing.assert_array_equal(inverse.pivots, want.pivots)
-        np.testing.assert_array_equal(inverse.preimage, want.preimage)
-        assert inverse.source_dim == want.source_dim
+        sent = []
+        assert help_with(Res(), board._slab, 0, serial, recipes, offsets, sent.append, NEVER) == 3
+        for _, owner, notice in sent:
+            board.deliver(notice)
+        for i in range(3):
+            inverse, image = offer.take(i)  # delivered: NEVER, the piece's task here, would give False
+            want, want_image = recipes[i](None, None)
+            np.testing.assert_array_equal(image, want_image)
+            np.testing.assert_array_equal(inverse.pivots, want.pivots)
+            np.testing.assert_array_equal(inverse.preimage, want.preimage)
+            assert inverse.source_dim == want.source_dim
+
+
+def test_a_steps_pieces_are_shared_only_when_another_worker_asks_and_only_those_not_started() -> None:
+    """Structural: until the coordinator asks (another worker idle), a posted Prefetch makes no recipes and opens
+    nothing in the slab; asked, the latest one's pieces not yet taken are opened; asked while none is open, the
+    next one posted is shared at once, and after that none until asked again."""
+    made, notices = [], []
+    board = ProcessBoard(Slab(1), 0, notices.append)
+
+    def recipes(n):
+        made.append(n)
+        return [Recipe(np.zeros((1, 1), dtype=np.uint64), np.arange(1), 1)] * n
+
+    with Prefetch([NEVER] * 3, recipes=lambda: recipes(3)) as first:
+        board.post(first)
+        assert made == [] and notices == [] and first.claims is None
+        first.take(0)
+        board.want()
+        (_, serial, _, _), = notices
+        assert made == [3] and board._slab.states[0, serial % 2, :3].tolist() == [
+            shared_pieces.TAKEN, shared_pieces.PENDING, shared_pieces.PENDING]
+    board.want()  # the first has left: nothing to share now
+    assert len(notices) == 1
+    with Prefetch([NEVER] * 2, recipes=lambda: recipes(2)) as second:
+        board.post(second)  # asked before: shared at once
+        assert made == [3, 2] and len(notices) == 2
+    with Prefetch([NEVER] * 2, recipes=lambda: recipes(2)) as third:
+        board.post(third)
+    assert made == [3, 2] and len(notices) == 2
 
 
 def test_the_last_pieces_get_slots_until_a_half_is_full(monkeypatch) -> None:

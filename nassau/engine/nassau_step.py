@@ -176,7 +176,7 @@ def preimages_by_signature(d: FreeMap, t: int, sub: Subalgebra, rem: np.ndarray,
             if f.any_in(rem, cols):
                 block_inverse(f, part, cols).correct(rem, cols, rows, part, y)
         return y
-    recipes = None if shipped_as is None or not helped() else [  # only a run's workers may use them
+    recipes = None if shipped_as is None or not helped() else lambda: [  # made if a run's idle worker asks
         SignatureRows(shipped_as, t, src_ngens, tgt_ngens, rows, cols, rem.shape[1], f.storage(len(rows)), rem.itemsize)
         for rows, cols in blocks]
     with Prefetch([partial(signature_rows, d, t, tgt_ngens, rows, cols, tables) for rows, cols in blocks],

@@ -10,9 +10,10 @@ nothing is posted: the job computes exactly what it takes, as a plain loop would
 
 Nothing waits on anything but a piece already running, and a piece waits on nothing, so helping cannot deadlock.
 
-Pieces may also travel between processes (nassau.engine.shared_pieces): a Prefetch made with `recipes`, picklable
-descriptions of its pieces that another process holding the same resolution can compute, is posted to that run's
-board, which claims pieces through memory the processes share; a piece claimed elsewhere is `deliver`ed here.
+Pieces may also travel between processes (nassau.engine.shared_pieces): a Prefetch made with `recipes`, a function
+giving picklable descriptions of its pieces that another process holding the same resolution can compute, is posted
+to that run's board, which shares the pieces not yet started when another worker has nothing to do (`share`) and
+claims them through memory the processes share; a piece claimed elsewhere is `deliver`ed here.
 """
 from __future__ import annotations
 
@@ -80,10 +81,11 @@ class Claims(Protocol):
 
 class Prefetch(Generic[T]):
     """The pieces `tasks` (callables without arguments), taken in order by the job that made them (a context
-    manager: leaving it drops every piece not taken). `recipes`, where given, describe the pieces to other
-    processes (one picklable object each, called with their resolution)."""
+    manager: leaving it drops every piece not taken). `recipes`, where given, makes the pieces' descriptions for
+    other processes (one picklable object each, called with their resolution), only if one asks for them."""
 
-    def __init__(self, tasks: Sequence[Callable[[], T]], recipes: Sequence[object] | None = None) -> None:
+    def __init__(self, tasks: Sequence[Callable[[], T]],
+                 recipes: Callable[[], Sequence[object]] | None = None) -> None:
         self._tasks = list(tasks)
         self._state = [_PENDING] * len(self._tasks)
         self._results: dict[int, T] = {}
@@ -159,6 +161,16 @@ class Prefetch(Generic[T]):
 
     def pending(self) -> bool:
         return self._left > 0
+
+    def share(self, open_claims: Callable[[list[bool]], Claims | None]) -> bool:
+        """Let other processes claim the pieces nobody has started: open_claims(which pieces are pending) opens
+        them there, or gives None if none can go. Done under the condition, so that the job claims every piece it
+        reaches from then on; False if the job has left, or nothing was opened."""
+        with self._cond:
+            if not self._left or self.claims is not None:
+                return False
+            self.claims = open_claims([st == _PENDING for st in self._state])
+            return self.claims is not None
 
     def help(self) -> bool:
         """Compute the lowest piece nobody has started; False if none is left. A piece that raises is left to the

@@ -11,8 +11,8 @@ otherwise take from a worker. Jobs are handed out in the threads' order (schedul
 not depend on which worker ran which job: the kernel a standard step keeps for (s + 1, t) is recomputed by the worker
 that runs (s + 1, t) if another one ran (s, t) (standard.kernel_of), as on a cluster, and a kept kernel whose user ran
 elsewhere is dropped. Catching up costs little: adding every result of S_2 through stem 90, every s, takes 0.16 s of a
-16 s resolution. A worker with no job helps another's running Nassau step with its pieces (nassau.engine.shared_pieces),
-which the coordinator relays.
+16 s resolution. A worker with no job helps another's running Nassau step with its pieces (nassau.engine.shared_pieces):
+the coordinator asks the busy workers to offer them only then, and relays them.
 
 The product tables move to shared memory before the workers are forked (ProductTables.share_between_processes): a
 table one worker fills, every other reads from its next batch on, and none is filled twice. A worker keeps to one
@@ -90,6 +90,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     log = _Log(len(conns))
     queued: list[deque[BidegreeST]] = [deque() for _ in conns]
     helping = [False] * len(conns)
+    asked = [False] * len(conns)  # asked to share its step's pieces, and has not offered any since
     offers: list[tuple] = []  # (owner, serial, recipes, offsets) of the steps whose pieces others may compute
     try:
         while graph.left:
@@ -98,7 +99,8 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                     job = graph.pop()
                     sender.send(("job", job, log.news(k)))
                     queued[k].append(job)
-            _offer_help(offers, senders, queued, helping, slab, log)
+            if slab is not None:
+                _offer_help(offers, senders, queued, helping, asked, slab, log)
             busy = [conn for k, conn in enumerate(conns) if queued[k] or helping[k]]
             if not busy:
                 raise JobFailed("scheduler stalled: a job waits on a dependency that never runs")
@@ -114,6 +116,7 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                     raise JobFailed(str(payload[0])) from payload[0]
                 if kind == "offer":
                     offers.append((k, *payload))
+                    asked[k] = False
                 elif kind == "piece":
                     owner, piece = payload
                     PIECES["relayed"] += 1
@@ -146,17 +149,25 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
             conn.close()
 
 
-def _offer_help(offers: list[tuple], senders: list, queued: list[deque], helping: list[bool], slab: Slab | None,
-                log: _Log) -> None:
+def _offer_help(offers: list[tuple], senders: list, queued: list[deque], helping: list[bool], asked: list[bool],
+                slab: Slab, log: _Log) -> None:
     """Hand each worker that has no job and helps nobody the oldest offer of another worker's step that still has
     a piece nobody has started (offers: (owner, serial, recipes, offsets); the closed and finished ones are
-    dropped)."""
+    dropped). Where there is none, ask the workers running jobs to offer their steps' pieces (each once until it
+    offers)."""
     offers[:] = [o for o in offers if slab.has_pending(o[0], o[1], len(o[2]))]
     for k, sender in enumerate(senders):
+        if queued[k] or helping[k]:
+            continue
         offer = next((o for o in offers if o[0] != k), None)
-        if offer is not None and not queued[k] and not helping[k]:
+        if offer is not None:
             sender.send(("help", *offer, log.news(k)))
             helping[k] = True
+            continue
+        for j, owner in enumerate(senders):
+            if queued[j] and not asked[j]:
+                owner.ask()
+                asked[j] = True
 
 
 def _run_here_while_light(graph: JobGraph, work: Callable[[int, int], None],
@@ -217,6 +228,10 @@ class _Sender(_Mailbox):
             if message is None:
                 return
 
+    def ask(self) -> None:
+        """Ask the worker to share its running step's pieces (its pipe's reader thread hears it)."""
+        self.send(("want",))
+
 
 class _Here(_Mailbox):
     """The worker in this process, on a thread of its own: its jobs add to the resolution here, so it catches up on
@@ -229,6 +244,11 @@ class _Here(_Mailbox):
         self._work, self._res, self._slab = work, res, slab
         self.board = ProcessBoard(slab, k, self._done.send)
         super().__init__("nassau-worker-here")
+
+    def ask(self) -> None:
+        """Share the running step's pieces, on a thread of its own: the recipes may be more than the pipe holds,
+        and the loop that asks is the one that reads the pipe. (Asks are rare: one until the worker offers.)"""
+        threading.Thread(target=self.board.want, name="nassau-share", daemon=True).start()
 
     def _run(self) -> None:
         prefetch.attach(self.board)
@@ -307,7 +327,8 @@ def _serve(conn: Connection, res: Resolution, work: Callable[[int, int], None], 
 
 
 def _read(conn: Connection, inbox: queue.SimpleQueue, board: ProcessBoard) -> None:
-    """A worker's pipe: pieces to the board, the rest to the inbox (None when the coordinator ends or is gone)."""
+    """A worker's pipe: pieces and requests to share to the board, the rest to the inbox (None when the coordinator
+    ends or is gone)."""
     while True:
         try:
             message = conn.recv()
@@ -317,6 +338,9 @@ def _read(conn: Connection, inbox: queue.SimpleQueue, board: ProcessBoard) -> No
             return
         if message is not None and message[0] == "piece":
             board.deliver(message[1])
+            continue
+        if message is not None and message[0] == "want":
+            board.want()
             continue
         inbox.put(message)
         if message is None:

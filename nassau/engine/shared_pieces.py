@@ -2,15 +2,17 @@
 the cores of a `--processes` run, as it does over threads (nassau.engine.prefetch).
 
 A worker whose step makes a Prefetch with recipes (nassau_step.SignatureRows: which differential, degree, rows and
-columns) opens an offer in its row of a Slab, memory that every worker process shares (mapped before the fork), and
-sends the recipes to the coordinator. The coordinator hands them to workers that have no job (`help_with`): such a
-helper catches up on the results it lacks (the step's inputs are finished before the step runs), claims the last
-piece nobody has started, computes it from its own copy of the resolution and the shared product tables, and writes
-it into the owner's inbox, a slot the offer reserved for that piece in shared memory; a short notice, relayed by the
-coordinator, tells the owner, which reads the piece where it lies. The owner takes its pieces in order as before,
-claiming each it reaches; one a helper has claimed it waits for. A claim is one byte under a lock the processes
-share, so no piece is computed twice on purpose, and the owner and its helpers meet from the two ends. A piece's
-result does not depend on the process that computed it, so the resolution is the same for any number of workers.
+columns) posts it to its ProcessBoard. When another worker has no job, the coordinator asks the busy ones to share
+(`ProcessBoard.want`): the step's pieces not yet started are opened as an offer in its row of a Slab, memory that
+every worker process shares (mapped before the fork), and the recipes go to the coordinator, which hands them to
+workers that have no job (`help_with`): such a helper catches up on the results it lacks (the step's inputs are
+finished before the step runs), claims the last piece nobody has started, computes it from its own copy of the
+resolution and the shared product tables, and writes it into the owner's inbox, a slot the offer reserved for that
+piece in shared memory; a short notice, relayed by the coordinator, tells the owner, which reads the piece where it
+lies. The owner takes its pieces in order as before, claiming each it reaches; one a helper has claimed it waits
+for. A claim is one byte under a lock the processes share, so no piece is computed twice on purpose, and the owner
+and its helpers meet from the two ends. A piece's result does not depend on the process that computed it, so the
+resolution is the same for any number of workers.
 
 Pieces are large (S_2 through stem 150: a median of 0.5 MB, the largest 30 MB, d on a signature's rows over every
 column), too large to pickle through pipes (about 200 MB/s here); a copy into shared memory is one memcpy. Each
@@ -155,8 +157,11 @@ class Offer:
 
 
 class ProcessBoard:
-    """Where the jobs of worker k post their Prefetches: one at a time is offered to the other workers (its recipes
-    sent through `send`), and the pieces they write to its inbox are delivered to it."""
+    """Where the jobs of worker k post their Prefetches. A step's pieces are shared only once the coordinator asks
+    (`want`: another worker has nothing to do), one Prefetch at a time: then the latest one's pieces not yet
+    started are opened to the other workers (its recipes sent through `send`), and those they write to its inbox
+    are delivered to it. Until asked a step makes no recipes and claims nothing in shared memory: on two busy
+    workers (S_2 through stem 90) sharing every step cost about a tenth of the run."""
 
     def __init__(self, slab: Slab | None, k: int, send: Callable[[object], None]) -> None:
         self._slab, self._k, self._send = slab, k, send
@@ -164,25 +169,51 @@ class ProcessBoard:
         self._open: dict[int, tuple[Prefetch, int]] = {}
         self._lock = threading.Lock()
         self._abandoned = False
+        self._latest: Prefetch | None = None  # the last Prefetch posted, not shared
+        self._wanted = False  # asked for while no Prefetch could be shared: share the next one posted
 
     def post(self, offer: Prefetch) -> None:
-        recipes = offer.recipes
-        if self._slab is None or recipes is None or len(recipes) > MAX_PIECES:
+        if self._slab is None or offer.recipes is None:
             return
         with self._lock:
-            if self._open or self._abandoned:  # one offer at a time
+            self._latest, wanted = offer, self._wanted
+        if wanted:
+            self._share()
+
+    def want(self) -> None:
+        """Another worker has nothing to do: share the latest Prefetch's pieces not yet started, or if it has none
+        (or one is shared already), the next Prefetch's."""
+        with self._lock:
+            self._wanted = True
+        self._share()
+
+    def _share(self) -> None:
+        with self._lock:
+            offer = self._latest
+            if offer is None or not offer.pending() or self._open or self._abandoned:
                 return
+            self._latest = None
             self._serial += 1
             serial = self._serial
-        offsets, shared, used = slots(recipes)
-        if not shared.any():
+        recipes = offer.recipes()
+        if len(recipes) > MAX_PIECES:
             return
-        self._slab.open(self._k, serial, shared, lambda: self._abandoned)
-        with self._lock:
-            self._open[serial] = (offer, used)
-        offer.claims = Offer(self._slab, self._k, serial, lambda: self._forget(serial))
-        COUNTERS["offered"] += 1
-        self._send(("offer", serial, list(recipes), offsets))
+        offsets, fits, used = slots(recipes)
+
+        def open_claims(pending: list[bool]) -> Offer | None:
+            shared = fits & np.array(pending, dtype=bool)
+            if not shared.any():
+                return None
+            self._slab.open(self._k, serial, shared, lambda: self._abandoned)
+            with self._lock:
+                self._open[serial] = (offer, used)
+            return Offer(self._slab, self._k, serial, lambda: self._forget(serial))
+
+        if offer.share(open_claims):
+            with self._lock:
+                self._wanted = False
+            COUNTERS["offered"] += 1
+            self._send(("offer", serial, list(recipes), offsets))
 
     def _forget(self, serial: int) -> None:
         with self._lock:
