@@ -327,7 +327,7 @@ MUTANTS = [
                     "optimal_odd_subalgebra(p, module.profile, s, t)"),),
            ("tests/test_nassau_odd.py::test_nassau_equals_standard",)),
     Mutant("nassau step: a step without zero-signature rows built anyway", "nassau/engine/nassau_step.py",
-           (literal("    if SHORTCUTS and not len(z_t):\n", "    if False:\n"),),
+           (literal("    if shortcuts and not len(z_t):\n", "    if False:\n"),),
            ("tests/test_nassau_odd.py::test_step_shortcuts_are_their_twin",)),
     Mutant("odd nassau: the standard step where B is not F_p", "nassau/engine/nassau_step.py",
            (literal("and not subalgebra_for(module, s, t).top_degree", "and True"),),

@@ -3,6 +3,7 @@ against the standard algorithm on every bundled odd-prime module (docs/nassau-od
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from algebra.module.spec import bundled_dir
 from charts.text import text_chart
 from nassau.api.chart_data import build_chart
 from nassau.engine import nassau_step
+from nassau.engine import resolve as engine_resolve
 from nassau.engine.nassau_step import nassau_qualifies
 from nassau.engine.region import Region
 from nassau.engine.resolve import choose_algorithm, resolve
@@ -429,11 +431,11 @@ def test_step_shortcuts_are_their_twin(monkeypatch: pytest.MonkeyPatch, module: 
                                        least: int) -> None:
     """The steps that build nothing (no zero-signature row in F_{s-1}(t)) or no kernel block (no zero-signature
     column in F_{s-2}(t)) give the same generators and differentials, bit for bit, as the general path they skip
-    (nassau_step.SHORTCUTS = False), and are taken at odd p (counted), so removing them fails here."""
+    (step_nassau(..., shortcuts=False)), and are taken at odd p (counted), so removing them fails here."""
     before = dict(nassau_step.COUNTERS)
     fast, _ = run_engine(module, stem=stem, max_s=max_s, algorithm="nassau")
     taken = {k: nassau_step.COUNTERS[k] - before[k] for k in before}
-    monkeypatch.setattr(nassau_step, "SHORTCUTS", False)
+    monkeypatch.setattr(engine_resolve, "step_nassau", partial(nassau_step.step_nassau, shortcuts=False))
     plain, _ = run_engine(module, stem=stem, max_s=max_s, algorithm="nassau")
     assert nassau_step.COUNTERS == {k: before[k] + taken[k] for k in before}  # the twin takes none
     assert fast.dims() == plain.dims()

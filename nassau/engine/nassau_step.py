@@ -70,12 +70,11 @@ def standard_at(module: Module, s: int, t: int) -> bool:
 #: Steps that found no zero-signature row in F_{s-1}(t) (so no kernel and no new generator) and built nothing;
 #: steps whose zero-signature block of d_{s-1} had no column (its kernel is every row) and built no block.
 COUNTERS = {"empty": 0, "no_columns": 0}
-#: The two shortcuts above; False runs every step through the general path, their twin (tests compare the two).
-SHORTCUTS = True
 
 
-def step_nassau(res: Resolution, s: int, t: int) -> int:
-    """(s, t) for s >= 2 by Nassau's algorithm; returns the number of new generators."""
+def step_nassau(res: Resolution, s: int, t: int, shortcuts: bool = True) -> int:
+    """(s, t) for s >= 2 by Nassau's algorithm; returns the number of new generators. shortcuts: take the two
+    counted above (False: every step goes through the general path, their twin, which tests compare)."""
     sub = subalgebra_for(res.module, s, t)
     f = res.field
     fs, tgt, nxt = res.free(s), res.free(s - 1), res.free(s - 2)
@@ -83,7 +82,7 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     ng_s, ng_t, ng_n = fs.gens_below(t), tgt.gens_below(t), nxt.gens_below(t - 1)
     dim_t = tgt.dimension(t, ng_t)
     z_t = np.nonzero(sub.signature_classes(tgt.basis_words(t, ng_t)[1]) == 0)[0] if dim_t else np.zeros(0, np.int64)
-    if SHORTCUTS and not len(z_t):
+    if shortcuts and not len(z_t):
         # Most bidegrees of a sparse chart (S_5 through stem 400: 3717 of its 11571 steps): no zero-signature cycle
         # can exist, so nothing is built, reduced or corrected.
         COUNTERS["empty"] += 1
@@ -94,7 +93,7 @@ def step_nassau(res: Resolution, s: int, t: int) -> int:
     # 1. Zero-signature kernel of d_{s-1}. Every build of d_{s-1} here is in degree t: its terms' product tables
     # are found once for all of them.
     tables = d_prev.term_tables(t, ng_t)
-    if SHORTCUTS and not len(z_n):
+    if shortcuts and not len(z_n):
         COUNTERS["no_columns"] += 1
         block = f.zeros(len(z_t), 0)
     else:
