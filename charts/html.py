@@ -46,7 +46,12 @@ def render_page(title: str, page: dict[str, Any]) -> str:
 
 def notebook_html(chart: Chart, height: int = 520) -> str:
     """The page in an iframe, for a notebook cell: its script and styles stay inside the frame."""
-    return (f'<iframe srcdoc="{escape(to_html(chart))}" style="width: 100%; height: {height}px; border: 1px solid '
+    return notebook_frame(to_html(chart), height)
+
+
+def notebook_frame(page: str, height: int = 520) -> str:
+    """A page (to_html's, or the motivic one) in a sandboxed iframe."""
+    return (f'<iframe srcdoc="{escape(page)}" style="width: 100%; height: {height}px; border: 1px solid '
             f'#ddd" sandbox="allow-scripts"></iframe>')
 
 

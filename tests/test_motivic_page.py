@@ -6,6 +6,7 @@ dashed lines exactly the products that are tau^k (k >= 1) times their target; th
 no request beyond the file. The browser tests skip, with the reason, when no Chromium is installed."""
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -72,6 +73,13 @@ def test_the_cli_writes_the_interactive_page(tmp_path) -> None:
     k = labels.index("(4, 4, 4)")
     assert data["pages"][0]["colors"][k] == torsion_colour(1) and data["pages"][0]["notes"][k].endswith("torsion")
     assert "nassauChart" in text and "http://" not in text and "https://" not in text
+
+
+def test_a_notebook_shows_the_page_in_a_frame() -> None:
+    run = nassau.resolve("S_2", stem=8, max_s=4, motivic=True, progress=False)
+    frame = run._repr_html_()
+    page = re.fullmatch(r'<iframe srcdoc="(.*)" style="[^"]*" sandbox="allow-scripts"></iframe>', frame, re.S)
+    assert page is not None and html.unescape(page.group(1)) == run.html()
 
 
 @pytest.fixture(scope="module")

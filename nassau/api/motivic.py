@@ -17,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from algebra.module.motivic import MotivicModule, load_motivic
+from charts.html import notebook_frame
 from charts.model import Chart
 from charts.motivic_page import to_motivic_html
 from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_svg, torsion_name
@@ -157,6 +158,10 @@ class MotivicRun:
     def html(self) -> str:
         """The interactive page --html writes (charts.motivic_page)."""
         return to_motivic_html(self.motivic_chart())
+
+    def _repr_html_(self) -> str:
+        """In Jupyter: the interactive page in a frame."""
+        return notebook_frame(self.html())
 
     def json_text(self) -> str:
         return json.dumps(self.to_json(), indent=1) + "\n"
