@@ -4,7 +4,8 @@ The page is assets/chart.html with assets/chart.css, assets/chart.js and the cha
 from a file with no network. The script is plain DOM and canvas code (no library): what it needs, pan, zoom, axes
 and a hit test, is a few hundred lines, less than any pan-zoom library plus the glue to drive it. Dots sit where
 the SVG draws them (charts.geometry), in the same units; d2 lines and an E2/E3 switch appear when the chart knows
-d2 (charts.pages).
+d2 (charts.pages). The C-motivic page (charts.motivic_page) is this page with per-class colours and notes and
+powers of tau on the lines.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from html import escape
 from importlib.resources import files
 from typing import Any
 
-from charts.geometry import GRID, MARGIN, MAX_PATTERN
+from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame
 from charts.model import Chart
 from charts.pages import Page, class_name, pages
 from charts.style import D2_COLOUR, DASHED, op_colours
@@ -22,9 +23,15 @@ from charts.svg import chart_frame
 
 def to_html(chart: Chart) -> str:
     """The chart as a standalone HTML page."""
-    assets = files("charts") / "assets"
     title = f"Ext chart of {chart.module} ({chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
-    data = json.dumps(page_data(chart), separators=(",", ":")).replace("<", "\\u003c")
+    return render_page(title, page_data(chart))
+
+
+def render_page(title: str, page: dict[str, Any]) -> str:
+    """The page's template with its styles, script and `page` (what page_data returns, or the motivic page's
+    charts.motivic_page.motivic_page_data) inlined."""
+    assets = files("charts") / "assets"
+    data = json.dumps(page, separators=(",", ":")).replace("<", "\\u003c")
     parts = {
         "{{TITLE}}": escape(title),
         "{{STYLE}}": assets.joinpath("chart.css").read_text(encoding="utf-8"),
@@ -39,24 +46,33 @@ def to_html(chart: Chart) -> str:
 
 def notebook_html(chart: Chart, height: int = 520) -> str:
     """The page in an iframe, for a notebook cell: its script and styles stay inside the frame."""
-    return (f'<iframe srcdoc="{escape(to_html(chart))}" style="width: 100%; height: {height}px; border: 1px solid '
+    return notebook_frame(to_html(chart), height)
+
+
+def notebook_frame(page: str, height: int = 520) -> str:
+    """A page (to_html's, or the motivic one) in a sandboxed iframe."""
+    return (f'<iframe srcdoc="{escape(page)}" style="width: 100%; height: {height}px; border: 1px solid '
             f'#ddd" sandbox="allow-scripts"></iframe>')
 
 
 def page_data(chart: Chart) -> dict[str, Any]:
     """What the script reads: the frame, the rows computed, the operations with their colours (the SVG's), and each
     page's classes and lines."""
-    frame = chart_frame(chart)
     colours = op_colours(list(chart.operations))
     return {
-        "frame": {"min_n": frame.min_n, "max_n": frame.max_n, "max_s": frame.max_s, "grid": GRID,
-                  "margin": MARGIN, "width": frame.width, "height": frame.height},
+        "frame": frame_data(chart_frame(chart)),
         "rows": [chart.rows[s] for s in range(chart.max_s + 1)],
         "max_pattern": MAX_PATTERN,
         "ops": [{"name": op, "dashed": op in DASHED, "color": colours[op]} for op in chart.operations],
         "d2_color": D2_COLOUR,
         "pages": [_page(p) for p in pages(chart)],
     }
+
+
+def frame_data(frame: Frame) -> dict[str, int]:
+    """The drawn region as the script reads it (chart units are the SVG's)."""
+    return {"min_n": frame.min_n, "max_n": frame.max_n, "max_s": frame.max_s, "grid": GRID, "margin": MARGIN,
+            "width": frame.width, "height": frame.height}
 
 
 def _page(page: Page) -> dict[str, Any]:
@@ -68,7 +84,7 @@ def _page(page: Page) -> dict[str, Any]:
         for i, (x, y) in enumerate(centres):
             index[(n, s, i)] = len(index)
             classes += [n, s, i]
-            xyr += [_number(x), _number(y), _number(radius)]
+            xyr += [number(x), number(y), number(radius)]
             vector = page.representatives[(n, s)][i]
             if vector != 1 << i:
                 labels[index[(n, s, i)]] = class_name(n, s, vector)
@@ -84,6 +100,6 @@ def _page(page: Page) -> dict[str, Any]:
     return out
 
 
-def _number(v: float) -> int | float:
+def number(v: float) -> int | float:
     """A coordinate for the page's JSON: an int when whole, else two decimals (as the SVG writes it)."""
     return int(v) if v == int(v) else round(v, 2)

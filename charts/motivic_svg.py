@@ -38,16 +38,29 @@ class MotivicChart:
     min_degree: int
     dots: list[MotivicDot]
     lines: list[tuple[str, int, int, int]] = field(default_factory=list)
+    #: The largest stem computed in each row s = 0..max_s (None: every row reaches max_stem).
+    rows: list[int] | None = None
 
 
 def torsion_colour(torsion: int | None) -> str:
     return TORSION_COLOURS[0 if torsion is None else min(torsion, len(TORSION_COLOURS) - 1)]
 
 
-def to_motivic_svg(chart: MotivicChart) -> str:
-    """A standalone SVG document: the dots coloured by torsion (with a <title> naming (stem, s, weight)), the
-    product lines under them, a legend of both."""
-    frame = Frame(chart.min_degree, chart.max_stem, chart.max_s)
+def torsion_name(torsion: int | None) -> str:
+    return "tau-free" if torsion is None else f"tau^{torsion}-torsion"
+
+
+def torsions(chart: MotivicChart) -> list[int | None]:
+    """The torsion orders the chart's dots have, tau-free first: the legend's entries."""
+    return sorted({d.torsion for d in chart.dots}, key=lambda t: -1 if t is None else t)
+
+
+def motivic_frame(chart: MotivicChart) -> Frame:
+    return Frame(chart.min_degree, chart.max_stem, chart.max_s)
+
+
+def placement(chart: MotivicChart, frame: Frame) -> tuple[dict[int, tuple[float, float]], dict[int, float]]:
+    """Each dot's centre and radius: the generators of a bidegree share it as the classical chart's do."""
     by_cell: dict[tuple[int, int], list[int]] = {}
     for k, d in enumerate(chart.dots):
         by_cell.setdefault((d.stem, d.s), []).append(k)
@@ -57,6 +70,14 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         r, centres = frame.dots(n, s, len(ks))
         for k, c in zip(ks, centres, strict=True):
             place[k], radius[k] = c, r
+    return place, radius
+
+
+def to_motivic_svg(chart: MotivicChart) -> str:
+    """A standalone SVG document: the dots coloured by torsion (with a <title> naming (stem, s, weight)), the
+    product lines under them, a legend of both."""
+    frame = motivic_frame(chart)
+    place, radius = placement(chart, frame)
     colours = LINE_COLOURS
     lines = []
     for op, a, b, power in chart.lines:
@@ -69,13 +90,12 @@ def to_motivic_svg(chart: MotivicChart) -> str:
     dots = []
     for k, d in enumerate(chart.dots):
         x, y = place[k]
-        what = "tau-free" if d.torsion is None else f"tau^{d.torsion}-torsion"
+        what = torsion_name(d.torsion)
         dots.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(radius[k])}" style="fill: '
                     f'{torsion_colour(d.torsion)}"><title>({d.stem}, {d.s}, {d.weight}) {what}</title></circle>')
     title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
-    torsions = sorted({d.torsion for d in chart.dots}, key=lambda t: -1 if t is None else t)
     kinds = [(op, colours[op], False) for op in LINE_OPS] + [
-        ("tau-free" if t is None else f"tau^{t}-torsion", torsion_colour(t), False) for t in torsions]
+        (torsion_name(t), torsion_colour(t), False) for t in torsions(chart)]
     width = LEFT + frame.width + 32 + 8 * max(len(name) for name, _, _ in kinds)
     height = TOP + max(frame.height + BOTTOM, MARGIN + LEGEND_ROW * len(kinds))
     parts = [
@@ -88,17 +108,3 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         *_legend(kinds, LEFT + frame.width, TOP + MARGIN), "</svg>",
     ]
     return "\n".join(parts) + "\n"
-
-
-def to_motivic_html(chart: MotivicChart) -> str:
-    """A standalone page: the SVG (each dot's tooltip names it) above a table of every generator, (stem, s, weight)
-    and torsion, sorted by stem. Static: no script, so it opens anywhere."""
-    title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
-    rows = "\n".join(
-        f'<tr style="color: {torsion_colour(d.torsion)}"><td>{d.stem}</td><td>{d.s}</td><td>{d.weight}</td>'
-        f'<td>{"tau-free" if d.torsion is None else f"tau^{d.torsion}"}</td></tr>' for d in chart.dots)
-    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
-            "<style>body { font: 13px sans-serif; } table { border-collapse: collapse; } "
-            "td, th { padding: 1px 8px; text-align: right; }</style></head><body>\n"
-            f"{to_motivic_svg(chart)}<table><tr><th>stem</th><th>s</th><th>weight</th><th>torsion</th></tr>\n"
-            f"{rows}\n</table></body></html>\n")

@@ -75,6 +75,13 @@ MUTANTS = [
     Mutant("motivic: a torsion class read as tau-free", "nassau/products/motivic_ext.py",
            (literal("                j = low_of.get(i)\n", "                j = None\n"),),
            ("tests/test_motivic.py",)),
+    Mutant("motivic page: every product line dashed, tau multiple or not", "charts/assets/chart.js",
+           (literal("powers[e / 2] > 0", "powers[e / 2] >= 0"),),
+           ("tests/test_motivic_page.py",)),
+    Mutant("motivic: tau-torsion orders one too long", "nassau/products/motivic_ext.py",
+           (literal("else int(self.weights[i] - self.weights[j]))",
+                    "else int(self.weights[i] - self.weights[j]) + 1)"),),
+           ("tests/test_motivic_ctau.py",)),
     Mutant("store: BLAKE2b check deleted", "nassau/store/save_dir.py",
            (literal('        if hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:\n'
                     '            raise ValueError("checksum mismatch (corrupt or truncated)")\n', ""),),

@@ -50,9 +50,10 @@ def d2_chart() -> Chart:
 class Page:
     """A chart's page open in the browser, with the view the script chose, to place things on the screen."""
 
-    def __init__(self, browser: Chromium, chart: Chart, tmp_path: Path) -> None:
+    def __init__(self, browser: Chromium, chart: Chart | None, tmp_path: Path, html: str | None = None) -> None:
+        """Open to_html(chart), or the page `html` (then chart may be None: dots() needs it)."""
         path = tmp_path / "chart.html"
-        path.write_text(to_html(chart), encoding="utf-8")
+        path.write_text(to_html(chart) if html is None else html, encoding="utf-8")
         self.browser, self.chart, self.url = browser, chart, path.as_uri()
         self.since = len(browser.events)
         browser.open(self.url)

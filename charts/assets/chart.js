@@ -3,7 +3,8 @@
 // (n - min_n) * grid, filtration s at y = margin + (max_s - s) * grid. The view maps them to CSS pixels of the
 // canvas: screen = chart * scale + offset. One canvas redraw per animation frame keeps thousands of dots smooth;
 // on a chart too large to redraw in a frame, a pan or zoom moves a snapshot of the last frame and the chart is
-// redrawn once the gesture pauses.
+// redrawn once the gesture pauses. A C-motivic page (charts/motivic_page.py) gives its classes colours, names and
+// notes, its product lines powers of tau (drawn dashed when nonzero), and a legend of the colours.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("chart-data").textContent);
@@ -22,7 +23,7 @@
   const SETTLE_MS = 150;  // the pause after the last wheel or drag event that brings the full redraw
   const GAP = 12;  // CSS pixels between the fitted chart's s = 0 row (and first stem) and the axis labels
   const snapshot = { canvas: document.createElement("canvas"), view: null };
-  const stats = { firstFrame: null, lastDraw: null, drawnLines: {}, drawnDots: 0, quickFrames: 0 };
+  const stats = { firstFrame: null, lastDraw: null, drawnLines: {}, dashedLines: 0, drawnDots: 0, quickFrames: 0 };
   let page = 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
 
   const chartX = (n) => F.margin + (n - F.min_n) * F.grid;
@@ -43,13 +44,16 @@
     }
     const lines = { ...p.lines };
     if (p.d2) lines.d2 = p.d2;
+    const powers = p.powers || {};
     for (const [op, pairs] of Object.entries(lines)) {
       for (let e = 0; e < pairs.length; e += 2) {
-        out[pairs[e]].push([op, pairs[e + 1]]);
-        into[pairs[e + 1]].push([op, pairs[e]]);
+        const power = powers[op] ? powers[op][e / 2] : 0;  // the product is tau^power times the target
+        out[pairs[e]].push([op, pairs[e + 1], power]);
+        into[pairs[e + 1]].push([op, pairs[e], power]);
       }
     }
-    return { ...p, count, cells, out, into, lines };
+    const palette = p.colors ? [...new Set(p.colors)] : ["#000"];
+    return { ...p, count, cells, out, into, lines, powers, palette };
   }
 
   function className(P, k) {
@@ -151,6 +155,7 @@
     drawGrid(v, px);
     drawUncomputed();
     stats.drawnLines = {};
+    stats.dashedLines = 0;
     for (const op of ops) drawLines(P, op, P.lines[op.name], v, px);
     if (P.d2) drawLines(P, D2, P.d2, v, px);
     drawDots(P, v, px);
@@ -205,23 +210,29 @@
     });
   }
 
+  // An operation's lines in two strokes, solid and dashed: dashed are all of a dashed operation's (h2 on the
+  // classical page) and, on a motivic page, those whose product is a nonzero power of tau times the target.
   function drawLines(P, op, pairs, v, px) {
     if (!pairs || !pairs.length || hidden.has(op.name)) return;
-    const c = P.classes, xyr = P.xyr;
+    const c = P.classes, xyr = P.xyr, powers = P.powers[op.name];
     const inView = (k) => c[3 * k] >= v.n0 - 8 && c[3 * k] <= v.n1 + 8;
+    const dashed = (e) => op.dashed || (powers !== undefined && powers[e / 2] > 0);
     let drawn = 0;
-    ctx.beginPath();
-    for (let e = 0; e < pairs.length; e += 2) {
-      const a = pairs[e], b = pairs[e + 1];
-      if (!inView(a) && !inView(b)) continue;
-      ctx.moveTo(xyr[3 * a], xyr[3 * a + 1]);
-      ctx.lineTo(xyr[3 * b], xyr[3 * b + 1]);
-      drawn++;
+    for (const dash of [false, true]) {
+      ctx.beginPath();
+      for (let e = 0; e < pairs.length; e += 2) {
+        const a = pairs[e], b = pairs[e + 1];
+        if (dashed(e) !== dash || (!inView(a) && !inView(b))) continue;
+        ctx.moveTo(xyr[3 * a], xyr[3 * a + 1]);
+        ctx.lineTo(xyr[3 * b], xyr[3 * b + 1]);
+        drawn++;
+        if (dash) stats.dashedLines++;
+      }
+      ctx.strokeStyle = op.color;
+      ctx.lineWidth = Math.max(px, 0.5);
+      ctx.setLineDash(dash ? [4 * Math.max(px, 0.5), 2 * Math.max(px, 0.5)] : []);
+      ctx.stroke();
     }
-    ctx.strokeStyle = op.color;
-    ctx.lineWidth = Math.max(px, 0.5);
-    ctx.setLineDash(op.dashed ? [4 * Math.max(px, 0.5), 2 * Math.max(px, 0.5)] : []);
-    ctx.stroke();
     ctx.setLineDash([]);
     stats.drawnLines[op.name] = drawn;
   }
@@ -229,17 +240,21 @@
   function drawDots(P, v, px) {
     const c = P.classes, xyr = P.xyr;
     stats.drawnDots = 0;
-    ctx.beginPath();
-    for (let k = 0; k < P.count; k++) {
-      const n = c[3 * k], s = c[3 * k + 1];
-      if (n < v.n0 - 1 || n > v.n1 + 1 || s < v.s0 - 1 || s > v.s1 + 1) continue;
-      stats.drawnDots++;
-      const r = Math.max(xyr[3 * k + 2], 1.25 * px);
-      ctx.moveTo(xyr[3 * k] + r, xyr[3 * k + 1]);
-      ctx.arc(xyr[3 * k], xyr[3 * k + 1], r, 0, 2 * Math.PI);
+    for (const color of P.palette) {  // one fill per colour: black, or each torsion order's on a motivic page
+      ctx.beginPath();
+      for (let k = 0; k < P.count; k++) {
+        const n = c[3 * k], s = c[3 * k + 1];
+        if (n < v.n0 - 1 || n > v.n1 + 1 || s < v.s0 - 1 || s > v.s1 + 1) continue;
+        if (P.colors && P.colors[k] !== color) continue;
+        stats.drawnDots++;
+        const r = Math.max(xyr[3 * k + 2], 1.25 * px);
+        ctx.moveTo(xyr[3 * k] + r, xyr[3 * k + 1]);
+        ctx.arc(xyr[3 * k], xyr[3 * k + 1], r, 0, 2 * Math.PI);
+      }
+      ctx.fillStyle = color;
+      ctx.fill();
     }
     ctx.fillStyle = "#000";
-    ctx.fill();
     ctx.font = 8 + "px sans-serif";
     ctx.textBaseline = "middle";
     for (const [key, ks] of P.cells) {
@@ -293,14 +308,13 @@
     return best;
   }
 
-  function sum(P, ks) {
-    return ks.map((k) => className(P, k)).join(" + ");
-  }
+  const tauPower = (power) => (power === 0 ? "" : power === 1 ? "tau " : "tau^" + power + " ");
 
-  // "op · x = y + z" for op x, reading every target of op on x.
+  // "op · x = y + z" for op x, reading every target of op on x (each after its power of tau on a motivic page).
   function productLine(P, op, source) {
-    const targets = P.out[source].filter(([o]) => o === op).map(([, t]) => t);
-    return (op === "d2" ? "d2 " : op + " · ") + className(P, source) + " = " + sum(P, targets);
+    const targets = P.out[source].filter(([o]) => o === op);
+    return (op === "d2" ? "d2 " : op + " · ") + className(P, source) + " = " +
+      targets.map(([, t, power]) => tauPower(power) + className(P, t)).join(" + ");
   }
 
   function tooltipLines(P, ks) {
@@ -337,6 +351,7 @@
     add(ks.length > 1 ? ks.length + " classes: " + ks.map((k) => className(P, k)).join(", ")
                       : className(P, ks[0]), "name");
     add("stem " + n + ", s = " + s + ", t = " + (n + s) + (pages.length > 1 ? " (" + P.name + ")" : ""), "where");
+    if (P.notes) ks.forEach((k) => add(P.notes[k], "where"));
     const lines = tooltipLines(P, ks);
     lines.slice(0, 24).forEach((line) => add(line));
     if (lines.length > 24) add("… " + (lines.length - 24) + " more");
@@ -370,6 +385,22 @@
       swatch.style.borderTopColor = op.color;
       label.append(box, swatch, op.name);
       toggles.appendChild(label);
+    }
+    const legend = document.getElementById("legend");
+    for (const entry of data.legend || []) {
+      const item = document.createElement("span");
+      const dot = document.createElement("span");
+      dot.className = "dot";
+      dot.style.background = entry.color;
+      item.append(dot, entry.name);
+      legend.appendChild(item);
+    }
+    if (data.dashed_note) {
+      const item = document.createElement("span");
+      const swatch = document.createElement("span");
+      swatch.className = "swatch dashed";
+      item.append(swatch, data.dashed_note);
+      legend.appendChild(item);
     }
     const switcher = document.getElementById("pages");
     if (pages.length > 1) {

@@ -17,8 +17,10 @@ from functools import cached_property
 from pathlib import Path
 
 from algebra.module.motivic import MotivicModule, load_motivic
+from charts.html import notebook_frame
 from charts.model import Chart
-from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_html, to_motivic_svg
+from charts.motivic_page import to_motivic_html
+from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_svg, torsion_name
 from charts.text import graded_dimension_string
 from nassau.api.progress import Reporter
 from nassau.engine.errors import EngineError
@@ -101,7 +103,7 @@ class MotivicRun:
                 if free.get((t - s, s), 0) != k]
 
     def torsion_name(self, c: MotivicClass) -> str:
-        return "tau-free" if c.torsion is None else f"tau^{c.torsion}-torsion"
+        return torsion_name(c.torsion)
 
     def product_text(self, terms: list[tuple[MotivicClass, int]] | None) -> str:
         if terms is None:
@@ -145,14 +147,21 @@ class MotivicRun:
                     if y in index:
                         lines.append((op, index[c], index[y], k))
         r = self.region
+        rows = r.chart_rows()
         return MotivicChart(self.module.name, r.chart_max_stem, r.max_s, r.min_degree,
-                            [MotivicDot(c.stem, c.s, c.weight, c.torsion) for c in self.generators], lines)
+                            [MotivicDot(c.stem, c.s, c.weight, c.torsion) for c in self.generators], lines,
+                            [rows[s] for s in range(r.max_s + 1)])
 
     def svg(self) -> str:
         return to_motivic_svg(self.motivic_chart())
 
     def html(self) -> str:
+        """The interactive page --html writes (charts.motivic_page)."""
         return to_motivic_html(self.motivic_chart())
+
+    def _repr_html_(self) -> str:
+        """In Jupyter: the interactive page in a frame."""
+        return notebook_frame(self.html())
 
     def json_text(self) -> str:
         return json.dumps(self.to_json(), indent=1) + "\n"

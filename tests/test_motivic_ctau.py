@@ -1,0 +1,132 @@
+"""Ext_{A^C}(M_2, M_2/tau) = Ext_{A^C/tau}: the C(tau) chart, against the long exact sequence of tau and against the
+Adams-Novikov 1-line as published.
+
+Gheorghe, Wang and Xu ("The special fiber of the motivic deformation of the stable homotopy category is algebraic",
+Acta Math. 227, 2021) identify Ext_{A^C/tau} with the E2 page of the algebraic Novikov spectral sequence, which
+converges to the Adams-Novikov E2 page Ext_{BP_*BP}(BP_*, BP_*) at p = 2, and Ctau's motivic Adams spectral sequence
+with that algebraic Novikov spectral sequence. The regrading: a class at (stem n, s, weight w) has Novikov filtration
+2w - n (its degree in Ext over the polynomial part P) and algebraic Novikov filtration s - (2w - n) (its degree in
+the q_i of Ext over the exterior part: q_i = [tau_i] has stem 2^{i+1} - 2, s = 1, weight 2^i - 1, so 2w - n = 0).
+So h0 (0, 1, 0) is 2 in Ext^0 = Z_(2) (filtration 0), and h1 (1, 1, 1), h2 (3, 1, 2), h3 (7, 1, 4) sit in Novikov
+filtration 1, where alpha_1, alpha_{2/2}, alpha_{4/4} live.
+
+The published table checked: Ravenel, "Complex cobordism and stable homotopy groups of spheres" (2nd ed., AMS
+Chelsea 2004), Theorem 5.3.6: at p = 2, Ext^{1,2k}_{BP_*BP} is Z/2 (alpha_k) for k odd, Z/4 (alpha_{2/2}) for
+k = 2 and Z/2^{nu(k)+2} for k even >= 4; and Ext^0 = Z_(2) in degree 0 (Novikov). Its algebraic Novikov
+associated graded in stem 2k - 1 has log2 of that order classes. Our E2 counts there (Novikov filtration 1) exceed
+it by the algebraic Novikov differentials leaving filtration 1 for filtration 2 (none enter it: filtration 0 is the
+stem-0 h0-tower, permanent): in stem 15 three, Ctau's Adams d2(h4) = h0 h3^2, d3(h0 h4) = h0 d0, d3(h0^2 h4) =
+h0^2 d0 (Mahowald and Tangora, "Some differentials in the Adams spectral sequence", Topology 6, 1967; Isaksen,
+"Stable stems", Mem. AMS 262, 2019, Tables of Adams differentials; mapped to Ctau, whose Ext has those targets), and
+in stem 23 three, among them d2(i) = h0 Pd0 and d2(h0 i) = h0^2 Pd0 (the same sources), the third forced by the
+count. Through stem 29 no other stem of the 1-line differs.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from algebra.module.motivic import load_motivic
+from nassau.engine.motivic import resolve_motivic
+from nassau.engine.region import Region
+from nassau.products.motivic_ext import MotivicClass, MotivicExt
+
+STEM, MAX_S = 30, 17
+
+
+def run(name: str) -> list[MotivicClass]:
+    """The classes through STEM with s <= MAX_S (one row more resolved, so that row MAX_S's torsion is known)."""
+    module = load_motivic(name)
+    region = Region(max_s=MAX_S + 1, min_degree=0, max_stem=STEM)
+    ext = MotivicExt(resolve_motivic(module, region), MAX_S + 1, region.t_limit)
+    return [c for c in ext.classes if c.s <= MAX_S and c.stem <= STEM]
+
+
+@pytest.fixture(scope="module")
+def ctau() -> list[MotivicClass]:
+    return run("Ctau")
+
+
+@pytest.fixture(scope="module")
+def sphere() -> list[MotivicClass]:
+    return run("S_2")
+
+
+def novikov(c: MotivicClass) -> int:
+    """The Adams-Novikov filtration of a class of Ext(Ctau): 2w - stem."""
+    return 2 * c.weight - c.stem
+
+
+def alpha_order_log2(k: int) -> int:
+    """log2 of the order of Ext^{1,2k}_{BP_*BP} at p = 2 (Ravenel, Theorem 5.3.6)."""
+    if k % 2:
+        return 1
+    if k == 2:
+        return 2
+    nu = (k & -k).bit_length() - 1
+    return nu + 2
+
+
+#: The algebraic Novikov differentials leaving Novikov filtration 1 in stem 2k - 1, k <= 15 (module docstring).
+DIFFERENTIALS = {8: 3, 12: 3}
+
+
+def test_regrading_puts_every_class_in_both_filtrations(ctau: list[MotivicClass]) -> None:
+    """Novikov filtration 2w - n and algebraic Novikov filtration s - (2w - n) are never negative; h0..h3 land where
+    2, alpha_1, alpha_{2/2}, alpha_{4/4} are."""
+    assert all(0 <= novikov(c) <= c.s for c in ctau)
+    where = {(c.stem, c.s, c.weight): novikov(c) for c in ctau}
+    assert [where[b] for b in ((0, 1, 0), (1, 1, 1), (3, 1, 2), (7, 1, 4))] == [0, 1, 1, 1]
+
+
+def test_novikov_filtration_zero_is_the_stem_zero_tower(ctau: list[MotivicClass]) -> None:
+    """Ext^0_{BP_*BP} = Z_(2) in degree 0: its associated graded is h0^k at (0, k, 0), and nothing else has
+    Novikov filtration 0 (so no algebraic Novikov differential enters filtration 1)."""
+    zero = sorted((c.stem, c.s, c.weight) for c in ctau if novikov(c) == 0)
+    assert zero == [(0, k, 0) for k in range(MAX_S + 1)]
+
+
+def test_novikov_one_line_is_ravenels_alpha_family(ctau: list[MotivicClass]) -> None:
+    """Through stem 29: the classes of Novikov filtration 1 in stem 2k - 1 (weight k) number log2 |Ext^{1,2k}| plus
+    the algebraic Novikov differentials leaving them, whose targets (Novikov filtration 2, stem 2k - 2, weight k) are
+    there; no class of filtration 1 lies in an even stem (Ext^{1,t} is zero for t odd)."""
+    ones = Counter(c.stem for c in ctau if novikov(c) == 1)
+    assert all(n % 2 == 1 for n in ones)
+    twos = Counter(c.stem for c in ctau if novikov(c) == 2)
+    for k in range(1, (STEM + 1) // 2 + 1):
+        d = DIFFERENTIALS.get(k, 0)
+        assert ones[2 * k - 1] == alpha_order_log2(k) + d, k
+        assert twos[2 * k - 2] >= d, k
+    assert {(c.stem, c.s) for c in ctau if novikov(c) == 2 and c.stem == 14} >= {(14, 3), (14, 5), (14, 6)}
+
+
+def f2_dim(gens: list[MotivicClass], stem: int, s: int, w: int) -> int:
+    """dim_F2 of Ext(S) at (stem, s, weight w) from its F_2[tau]-module generators: tau^j c for c of weight w + j,
+    nonzero while j < the torsion order."""
+    return sum(1 for c in gens if (c.stem, c.s) == (stem, s) and c.weight >= w
+               and (c.torsion is None or c.weight - w < c.torsion))
+
+
+def tau_rank(gens: list[MotivicClass], stem: int, s: int, w: int) -> int:
+    """The rank of tau: Ext(S) at weight w + 1 -> weight w (all but the generators of weight w are tau-multiples)."""
+    return f2_dim(gens, stem, s, w) - sum(1 for c in gens if (c.stem, c.s, c.weight) == (stem, s, w))
+
+
+def test_long_exact_sequence_of_tau(sphere: list[MotivicClass], ctau: list[MotivicClass]) -> None:
+    """0 -> Sigma^{0,-1} M_2 -tau-> M_2 -> M_2/tau -> 0 gives, in internal degree t, ... -> Ext^{s}(S)_{w+1} -tau->
+    Ext^{s}(S)_w -> Ext^{s}(Ctau)_w -> Ext^{s+1}(S)_{w+1} -tau-> Ext^{s+1}(S)_w -> ...; in (stem, s, weight):
+    dim Ext(Ctau)^{(n, s, w)} = dim coker(tau into (n, s, w)) + dim ker(tau out of (n - 1, s + 1, w + 1)), for
+    every cell through the stem with s < MAX_S. The two sides come from different readings of the complex (Ctau:
+    one class per generator; S: the persistence pairing's weights and torsion orders)."""
+    counts = Counter((c.stem, c.s, c.weight) for c in ctau)
+    weights = range(min(c.weight for c in sphere) - 1, max(c.weight for c in sphere) + 2)
+    checked = 0
+    for n in range(STEM + 1):
+        for s in range(MAX_S):
+            for w in weights:
+                coker = f2_dim(sphere, n, s, w) - tau_rank(sphere, n, s, w)
+                kernel = f2_dim(sphere, n - 1, s + 1, w + 1) - tau_rank(sphere, n - 1, s + 1, w)
+                assert counts[(n, s, w)] == coker + kernel, (n, s, w)
+                checked += counts[(n, s, w)] > 0
+    assert checked > 200
