@@ -151,7 +151,8 @@ def test_the_budget_stops_new_tables(rng: np.random.Generator) -> None:
     tables = small._product_tables
     assert 0 < tables.nbytes <= 200_000 and tables._full
     made = tables.counts["tables"]
-    run_batch(np.zeros_like(a), random_batch(rng, small, rows=300, lists=25, top=50)[0], small)
+    batch, ncols = random_batch(rng, small, rows=300, lists=25, top=50)  # its own width: a narrower out overflows
+    run_batch(np.zeros((300, (ncols + 63) // 64), dtype=np.uint64), batch, small)
     assert tables.counts["tables"] == made
 
 
