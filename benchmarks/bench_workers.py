@@ -12,6 +12,16 @@ median, max), the peak resident memory of the whole process tree (sampled every 
 workers together, shared pages counted once), the CPU seconds of the process tree (user + system: a one-thread
 run's large kernels may use an idle second core, fp.threads), and the speed-up over one thread (the median of the
 rounds' ratios, and their spread).
+
+    python benchmarks/bench_workers.py --stem 90 --max-s 48 --workers 2 --repeat 3 --floor
+
+--floor also measures what no number of workers shares, and so the best K workers could do (Amdahl's law):
+the start-up, `resolve MODULE --stem 1` (interpreter, imports, kernels loaded, a chart printed; median of 5 runs),
+and the light jobs a --processes run does alone before it forks its workers (the jobs in the scheduler's order
+until the median of the last processes.LIGHT_JOBS takes processes.LIGHT seconds; each job's wall time from one
+in-process one-thread run, benchmarks/bench_scaling.traced_run). With F that serial part and T1 the one-thread
+median, K workers take at least F + (T1 - F) / K, so their speed-up is at most T1 / (F + (T1 - F) / K), even with
+no overhead at all.
 """
 from __future__ import annotations
 
@@ -69,6 +79,30 @@ def run(cmd: list[str], copies: int = 1) -> tuple[float, float, float, bytes]:
     return wall, sum(peaks), children_cpu() - cpu, outs[0]
 
 
+def serial_part(module: str, stem: int, max_s: int) -> tuple[float, float, int]:
+    """(start-up s, light jobs' s, light jobs): see --floor in the docstring."""
+    from bench_scaling import traced_run
+
+    from nassau.engine.processes import LIGHT, LIGHT_JOBS
+    from nassau.engine.resolve import dependencies
+    from nassau.engine.scheduler import JobGraph
+
+    startup = statistics.median(run([sys.executable, "-m", "nassau", "resolve", module, "--stem", "1", "--quiet"])[0]
+                                for _ in range(5))
+    durations, _, _, algorithm, _, _ = traced_run(module, stem, max_s, 1)
+    graph = JobGraph(list(durations), dependencies(algorithm))
+    light, count, recent = 0.0, 0, []
+    while graph.ready:
+        job = graph.pop()
+        wall = durations[job][1]
+        light, count = light + wall, count + 1
+        graph.finish(job)
+        recent = (recent + [wall])[-LIGHT_JOBS:]
+        if len(recent) == LIGHT_JOBS and statistics.median(recent) >= LIGHT:
+            break
+    return startup, light, count
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--module", default="S_2")
@@ -77,6 +111,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-ceiling", action="store_true", help="leave out the ceiling way (K one-thread runs at once)")
+    ap.add_argument("--floor", action="store_true", help="also the serial part and the best K workers could do")
     args = ap.parse_args()
     base = [sys.executable, "-m", "nassau", "resolve", args.module, "--stem", str(args.stem), "--max-s",
             str(args.max_s), "--quiet"]
@@ -113,6 +148,13 @@ def main() -> None:
         print(f"| {name} | {min(walls):.2f} / {statistics.median(walls):.2f} / {max(walls):.2f} | "
               f"{statistics.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
               f"{statistics.median(c / w for w, _, c in rows):.2f} | {max(p for _, p, _ in rows):.0f} |")
+    if args.floor:
+        startup, light, count = serial_part(args.module, args.stem, args.max_s)
+        t1, serial = statistics.median(one), startup + light
+        best = serial + (t1 - serial) / k
+        print(f"\nserial part: start-up {startup:.2f} s (median of 5) + {count} light jobs before the fork "
+              f"{light:.2f} s = {serial:.2f} s of the one-thread median {t1:.2f} s; {k} workers take at least "
+              f"{best:.2f} s, a speed-up of at most {t1 / best:.2f}x")
 
 
 if __name__ == "__main__":
