@@ -81,7 +81,7 @@ def profile_split(stem: int, max_s: int, algorithm: str, module_name: str = "S_2
     prof.runcall(resolve, module, region, algorithm, 1)
     total = time.perf_counter() - start
     stats = pstats.Stats(prof).stats
-    products = sum(v[2] for k, v in stats.items() if k[2] in ("_batch_kernel", "odd_batch_kernel"))
+    products = sum(v[2] for k, v in stats.items() if k[2] in ("_batch_kernel", "_odd_batch_kernel"))
     rref = sum(v[2] for k, v in stats.items() if k[2] in ("_m4ri", "_m4ri_threaded", "_gauss_jordan", "_rref"))
     return {"total": total, "products": products, "row reduction": rref, "rest": total - products - rref}
 

@@ -100,9 +100,7 @@ class FreeMap:
 
     def term_tables(self, t: int, ngens: int) -> TermTables | None:
         """The product tables of the first ngens source generators' terms for rows in degree t, found once for the
-        many batches a step builds in that degree (None at odd p, which has no tables)."""
-        if self.field.p != 2:
-            return None
+        many batches a step builds in that degree."""
         with self._lock:
             term_start, term_s, term_sdeg = self.term_start, self.term_s, self.term_sdeg
         end = int(term_start[min(ngens, len(term_start) - 1)])

@@ -66,7 +66,8 @@ def _multinomial(vals, count, p, binom):
 
 
 @njit(cache=True, nogil=True)
-def _index(word, deg, sorted_words, sorted_index, offsets):
+def index_of(word, deg, sorted_words, sorted_index, offsets):
+    """The basis index of a packed word in its degree (-1: not in the basis), by binary search."""
     lo, hi = offsets[deg], offsets[deg + 1]
     while lo < hi:
         mid = (lo + hi) >> 1
@@ -239,7 +240,7 @@ def odd_product_into(out, row, col0, coef, rw, sw, deg, p, q_bits, shifts, masks
                 word = np.uint64(t_e[a])
                 for d in range(tlen):
                     word |= np.uint64(tvec[d]) << np.uint64(shifts[d])
-                idx = _index(word, deg, sorted_words, sorted_index, offsets)
+                idx = index_of(word, deg, sorted_words, sorted_index, offsets)
                 if idx < 0:
                     raise ValueError("an odd-prime product left the algebra's basis")
                 col = col0 + idx
@@ -262,14 +263,70 @@ def pk_table(p, j):
     return v
 
 
+def coef_bits(p: int) -> int:
+    """Bits a product table's entry gives its coefficient at the prime p (1..p-1 stored as c - 1; none at p = 2):
+    an entry is a 16-bit rank T | (c - 1) << (16 - coef_bits), so at odd p the tables hold degrees of at most
+    2^(16 - coef_bits) elements (8192 at p = 7)."""
+    return 0 if p == 2 else (p - 2).bit_length()
+
+
 @njit(cache=True, nogil=True)
-def odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, term_coef,
-                     p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map, ws, keep):
-    made = 0
-    for i in range(row_r.shape[0]):
-        lst = row_terms[i]
-        for t in range(term_start[lst], term_start[lst + 1]):
-            made += odd_product_into(out, i, term_col[t], term_coef[t], row_r[i], term_s[t],
-                                     row_deg[i] + term_sdeg[t], p, q_bits, shifts, masks, sorted_words,
-                                     sorted_index, offsets, binom, col_map, ws, keep)
-    return made
+def _word_degree(word, q_bits, tau, shifts, masks, xi):
+    d = 0
+    for k in range(q_bits):
+        if (word >> np.uint64(k)) & np.uint64(1):
+            d += tau[k]
+    for i in range(shifts.shape[0]):
+        d += np.int64((word >> np.uint64(shifts[i])) & np.uint64(masks[i])) * xi[i]
+    return d
+
+
+@njit(cache=True, nogil=True)
+def fill_odd_tables(keys_s, keys_n, flat, flat_offset, p, q_bits, tau, xi, shifts, masks, sorted_words,
+                    sorted_index, binom, ws, keep_all, rank_bits):
+    """The product tables of these keys (S, deg R) at an odd prime, as product_tables._fill lays them out: for each
+    basis element x of degree n in basis order, the entries T | (c - 1) << rank_bits of the terms c T of x * S,
+    T ascending. Each product is enumerated once (odd_product_into; keep_all: signature_filter's default) into one
+    dense scratch row, read back 8 columns at a time. Returns where each key's row offsets and entries start, the
+    offsets (local to each table) and the entries."""
+    nkeys = keys_s.shape[0]
+    row_start = np.zeros(nkeys + 1, dtype=np.int64)
+    for j in range(nkeys):
+        n = keys_n[j]
+        row_start[j + 1] = row_start[j] + flat_offset[n + 1] - flat_offset[n] + 1
+    row_off = np.empty(row_start[nkeys], dtype=np.uint32)
+    res_start = np.zeros(nkeys + 1, dtype=np.int64)
+    ranks = np.empty(max(1024, 2 * row_start[nkeys]), dtype=np.uint16)
+    no_map = np.zeros(0, dtype=np.int64)
+    used = 0
+    for j in range(nkeys):
+        n = keys_n[j]
+        s = keys_s[j]
+        d = n + _word_degree(s, q_bits, tau, shifts, masks, xi)
+        nw = max(1, (flat_offset[d + 1] - flat_offset[d] + 7) >> 3)
+        words = np.zeros(nw, dtype=np.uint64)
+        row = words.view(np.uint8).reshape((1, 8 * nw))
+        first = used
+        base = row_start[j]
+        dim_n = row_start[j + 1] - base - 1
+        for r in range(dim_n):
+            row_off[base + r] = used - first
+            odd_product_into(row, 0, 0, 1, flat[flat_offset[n] + r], s, d, p, q_bits, shifts, masks, sorted_words,
+                             sorted_index, flat_offset, binom, no_map, ws, keep_all)
+            for w in range(nw):
+                if words[w] == 0:
+                    continue
+                for b in range(8):
+                    c = row[0, 8 * w + b]
+                    if c == 0:
+                        continue
+                    if used == ranks.shape[0]:
+                        grown = np.empty(2 * used, dtype=np.uint16)
+                        grown[:used] = ranks
+                        ranks = grown
+                    ranks[used] = (8 * w + b) | ((c - 1) << rank_bits)
+                    used += 1
+                words[w] = 0
+        row_off[base + dim_n] = used - first
+        res_start[j + 1] = used
+    return row_start, res_start, row_off, ranks[:used]

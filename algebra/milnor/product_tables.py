@@ -11,6 +11,10 @@ Tables are shared by the threads of a run, and by its worker processes (table_ar
 lock and never changed: a batch reads a snapshot, and a table that snapshot does not hold (being made by another
 thread or process meanwhile, or never made because the byte budget is spent) is enumerated directly, so a result
 never depends on which tables exist.
+
+At an odd prime the same tables hold Q(E) P(R) * Q(E') P(S): a key is the packed word of Q(E') P(S) and the degree
+of the left factor, and each entry is a term's rank with its coefficient in the top bits (odd_kernels.coef_bits),
+filled product by product (odd_kernels.fill_odd_tables).
 """
 from __future__ import annotations
 
@@ -23,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from algebra.milnor.kernels import NO_FORBID, SCRATCH, multiply_into, unpack_into
+from algebra.milnor.odd_kernels import binomial_table, coef_bits, fill_odd_tables, signature_filter, workspace
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from algebra.milnor.table_arena import FULL, LOGGED, RANKS, ROWS, TABLES, Arena
 from algebra.milnor.warmup import helper_compiling
@@ -186,10 +191,11 @@ def _block_keys(row_deg, row_terms, term_start, term_s, term_sdeg):
 
 
 @njit(cache=True, nogil=True)
-def _key_tables(s_words, n_degs, s_degs, keys, ntables, flat_offset):
+def _key_tables(s_words, n_degs, s_degs, keys, ntables, flat_offset, max_dim):
     """What lookup answers for each key (S, deg R), and the keys among them with no table yet, each once.
 
-    Products landing in a degree too large for 16-bit ranks, or beyond the basis's tables (a negative deg R: no
+    Products landing in a degree of more than max_dim elements (16-bit ranks; fewer at odd p, whose entries hold
+    a coefficient too), or beyond the basis's tables (a negative deg R: no
     rows), are left to the enumeration (-1, not missing). The answers go to the batch kernel, which then looks up
     nothing: one lookup per key instead of two (S_2's d2 lift through stem 70 looks up 16 million keys)."""
     count = s_words.shape[0]
@@ -199,7 +205,7 @@ def _key_tables(s_words, n_degs, s_degs, keys, ntables, flat_offset):
     for q in range(count):
         n = n_degs[q]
         d = n + s_degs[q]
-        if n < 0 or d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > MAX_RANKED:
+        if n < 0 or d + 1 >= flat_offset.shape[0] or flat_offset[d + 1] - flat_offset[d] > max_dim:
             continue
         tids[q] = lookup(keys, s_words[q], n, ntables)
         if tids[q] == -1:
@@ -446,7 +452,7 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
 
 
 class ProductTables:
-    """The tables of one basis (p = 2: the Milnor basis of A or of a profile algebra, or its unstable order).
+    """The tables of one basis: the Milnor basis of A or of a profile algebra (p = 2 or odd), or its unstable order.
 
     The tables' bytes and the log of their keys are an Arena (algebra.milnor.table_arena), private to this process
     or, after share_between_processes, shared with the worker processes forked from it; the key hash that finds
@@ -466,8 +472,11 @@ class ProductTables:
         self.whole_table_words = WHOLE_TABLE_WORDS
         #: A table with this many terms or more is not kept (16-bit row offsets).
         self.max_terms = MAX_RANKED
-        #: caps[i]: the largest r_i in the basis's algebra (index 0 unused).
-        self._caps = np.array([0] + [basis.profile.max_exponent(i) for i in range(MAX_LEN)], dtype=np.int64)
+        #: Entries are ranks T at p = 2; at odd p, T | (c - 1) << rank_bits with the term's coefficient c.
+        self.rank_bits = 16 - coef_bits(basis.prime)
+        #: caps[i]: the largest r_i in the basis's algebra (index 0 unused; p = 2's filler only).
+        self._caps = (np.array([0] + [basis.profile.max_exponent(i) for i in range(MAX_LEN)], dtype=np.int64)
+                      if basis.prime == 2 else None)
         #: Tables this process made, and batches that made some (a test hook).
         self.counts = {"tables": 0, "filled_batches": 0}
 
@@ -546,14 +555,14 @@ class ProductTables:
                 self._catch_up()
         snap = self._snap
         basis = self.basis
-        tids, miss_s, miss_n = _key_tables(s_words, n_degs, s_degs, snap.keys, snap.ntables, basis.flat_offset)
+        tids, miss_s, miss_n = _key_tables(s_words, n_degs, s_degs, snap.keys, snap.ntables, basis.flat_offset,
+                                           1 << self.rank_bits)
         if len(miss_s) == 0 or self._full:
             return snap, tids
         new_s, new_n = self._claim(miss_s, miss_n)
         if len(new_s):
             try:
-                made = _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
-                             basis.rank_g, basis.index_map, basis.index_map_offset)
+                made = self._fill(new_s, new_n)
             except BaseException:
                 with self._arena.lock:  # let them go: a later batch may make them
                     self._log(new_s, new_n, np.full(len(new_s), -1, dtype=np.int64))
@@ -563,6 +572,18 @@ class ProductTables:
         again = np.nonzero(tids == -1)[0]
         tids[again] = _tables_of(snap.keys, snap.ntables, s_words[again], n_degs[again])
         return snap, tids
+
+    def _fill(self, new_s, new_n):
+        """The tables of these keys, as _fill lays them out (fill_odd_tables at an odd prime)."""
+        basis = self.basis
+        if basis.prime == 2:
+            return _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
+                         basis.rank_g, basis.index_map, basis.index_map_offset)
+        lay = basis.layout
+        return fill_odd_tables(new_s, new_n, basis.flat, basis.flat_offset, basis.prime, lay.q_bits,
+                               np.array(lay.tau, dtype=np.int64), np.array(lay.xi, dtype=np.int64), lay.shifts,
+                               lay.masks, basis.sorted_words, basis.sorted_index, binomial_table(basis.prime),
+                               workspace(len(lay.shifts)), signature_filter(len(lay.shifts)), self.rank_bits)
 
     def _claim(self, miss_s, miss_n):
         """The keys this thread is to make: those nobody here or in a sharing process has made or is making."""

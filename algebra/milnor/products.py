@@ -26,7 +26,7 @@ from algebra.milnor.odd_basis import Element as OddElement
 from algebra.milnor.odd_basis import OddMilnorBasis
 from algebra.milnor.odd_kernels import (
     binomial_table,
-    odd_batch_kernel,
+    index_of,
     odd_product_into,
     signature_filter,
     workspace,
@@ -89,6 +89,28 @@ class TermTables:
     tids: np.ndarray
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _run_tables(q0, q1, n, term_s, term_tid, key_tid, walked, keys, ntables, tab_rows, tab_res, base_rows, base_res):
+    """Where the tables of terms q0..q1 start for rows of degree n (-1: enumerate), into base_rows and base_res: read
+    from key_tid (one entry per term of each run, from `walked` on), else from term_tid, else looked up in the
+    snapshot. Returns (walked, tables looked up)."""
+    looked = 0
+    for q in range(q0, q1):
+        if key_tid.shape[0]:
+            tid = key_tid[walked]
+            walked += 1
+        elif q < term_tid.shape[0]:
+            tid = term_tid[q]
+        elif ntables == 0:
+            tid = -1
+        else:
+            tid = lookup(keys, term_s[q], n, ntables)
+            looked += 1
+        base_rows[q] = tab_rows[tid] if tid >= 0 else -1
+        base_res[q] = tab_res[tid] if tid >= 0 else -1
+    return walked, looked
+
+
 @njit(cache=True, nogil=True)
 def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, row_out, term_tid, key_tid,
                   g, index_map, map_offset, col_map, forbid, keys, ntables, tab_rows, tab_res, row_off, ranks):
@@ -117,19 +139,9 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
         n = row_deg[i]
         j = run_end(row_terms, row_deg, i)
         q0, q1 = term_start[lst], term_start[lst + 1]
-        for q in range(q0, q1):
-            if key_tid.shape[0]:
-                tid = key_tid[walked]
-                walked += 1
-            elif q < term_tid.shape[0]:
-                tid = term_tid[q]
-            elif ntables == 0:
-                tid = -1
-            else:
-                tid = lookup(keys, term_s[q], n, ntables)
-                looked += 1
-            base_rows[q] = tab_rows[tid] if tid >= 0 else -1
-            base_res[q] = tab_res[tid] if tid >= 0 else -1
+        walked, found = _run_tables(q0, q1, n, term_s, term_tid, key_tid, walked, keys, ntables, tab_rows, tab_res,
+                                    base_rows, base_res)
+        looked += found
         # Row by row: the row's words stay in cache while every term lands in it, and each table is read in
         # rank order, one stream per term.
         for r in range(i, j):
@@ -171,20 +183,11 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
         return
     cmap = np.zeros(0, dtype=np.int64) if col_map is None else col_map
     if basis.prime != 2:
-        _run_odd(out, batch, basis, cmap, forbid)
+        _run_odd(out, batch, basis, cmap, forbid, tables)
         return
 
     def on_cpu(target: np.ndarray) -> None:
-        keyed = tids = _NONE
-        if tables is None:
-            found = tables_for(basis)
-            if _worth_tables(batch):
-                snap, keyed = found.ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                                           batch.term_sdeg)
-            else:
-                snap = found.snapshot()
-        else:
-            snap, tids = tables.snapshot, tables.tids
+        snap, keyed, tids = _snapshot_for(batch, tables, None if tables is not None else tables_for(basis))
         made, hits, looked = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
                                            batch.term_s, batch.term_sdeg, batch.term_col,
                                            _NONE if batch.row_out is None else batch.row_out, tids, keyed,
@@ -221,20 +224,85 @@ def _on_device(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map
     return done
 
 
+@njit(cache=True, nogil=True)
+def _odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg, term_col, term_coef, row_out,
+                      term_tid, key_tid, p, q_bits, shifts, masks, sorted_words, sorted_index, offsets, binom, col_map,
+                      ws, keep, rank_bits, keys, ntables, tab_rows, tab_res, row_off, ranks):
+    """_batch_kernel at an odd prime: every product of the batch added mod p into the dense rows `out`, read from
+    its table (each entry a rank and a coefficient, product_tables) where the snapshot has one, else enumerated
+    (odd_product_into, pruned by keep; col_map alone is exact). Returns (terms enumerated, pairs read from tables,
+    tables looked up here)."""
+    nrows = row_r.shape[0]
+    base_rows = np.empty(term_s.shape[0], dtype=np.int64)
+    base_res = np.empty(term_s.shape[0], dtype=np.int64)
+    rank_mask = (1 << rank_bits) - 1
+    made = 0
+    hits = 0
+    looked = 0
+    walked = 0
+    i = 0
+    while i < nrows:
+        lst = row_terms[i]
+        n = row_deg[i]
+        j = run_end(row_terms, row_deg, i)
+        q0, q1 = term_start[lst], term_start[lst + 1]
+        walked, found = _run_tables(q0, q1, n, term_s, term_tid, key_tid, walked, keys, ntables, tab_rows, tab_res,
+                                    base_rows, base_res)
+        looked += found
+        for r in range(i, j):
+            dest = row_out[r] if row_out.shape[0] else r
+            rank = -1
+            for q in range(q0, q1):
+                if base_rows[q] < 0:
+                    made += odd_product_into(out, dest, term_col[q], term_coef[q], row_r[r], term_s[q],
+                                             n + term_sdeg[q], p, q_bits, shifts, masks, sorted_words, sorted_index,
+                                             offsets, binom, col_map, ws, keep)
+                    continue
+                if rank < 0:
+                    rank = index_of(row_r[r], n, sorted_words, sorted_index, offsets)
+                at = base_rows[q] + rank
+                for k in range(base_res[q] + row_off[at], base_res[q] + row_off[at + 1]):
+                    e = np.int64(ranks[k])
+                    col = term_col[q] + (e & rank_mask)
+                    if col_map.shape[0] > 0:
+                        col = col_map[col]
+                    if col >= 0:
+                        out[dest, col] = (out[dest, col] + term_coef[q] * ((e >> rank_bits) + 1)) % p
+                hits += 1
+        i = j
+    return made, hits, looked
+
+
 def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: np.ndarray,
-             keep: np.ndarray | None) -> None:
-    """Add every product of the batch into the dense F_p rows `out` (p odd); keep (odd_kernels.signature_filter,
-    None: all) drops the products of other signatures early."""
+             keep: np.ndarray | None, tables: TermTables | None) -> None:
+    """Add every product of the batch into the dense F_p rows `out` (p odd), reading the product tables as at p = 2;
+    keep (odd_kernels.signature_filter, None: all) drops the products of other signatures early."""
     lay = basis.layout
     if keep is None:
         keep = signature_filter(len(lay.shifts))
     coef = np.ones(len(batch.term_s), dtype=np.uint8) if batch.term_coef is None else batch.term_coef
-    made = odd_batch_kernel(out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s,
-                            batch.term_sdeg, batch.term_col, coef, basis.prime, lay.q_bits, lay.shifts,
-                            lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
-                            binomial_table(basis.prime), cmap, workspace(len(lay.shifts)), keep)
+    found = tables_for(basis)
+    snap, keyed, tids = _snapshot_for(batch, tables, found)
+    made, hits, looked = _odd_batch_kernel(
+        out, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg,
+        batch.term_col, coef, _NONE if batch.row_out is None else batch.row_out, tids, keyed, basis.prime,
+        lay.q_bits, lay.shifts, lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
+        binomial_table(basis.prime), cmap, workspace(len(lay.shifts)), keep, found.rank_bits, *snap)
     COUNTERS["batch_calls"] += 1
     COUNTERS["products"] += int(made)
+    COUNTERS["table_pairs"] += int(hits)
+    COUNTERS["table_lookups"] += int(looked)
+
+
+def _snapshot_for(batch: ProductBatch, tables: TermTables | None, found) -> tuple:
+    """The snapshot a batch reads, the tables of its runs' terms (ensure's walk order; made first if worth it) and
+    those of its term lists (from `tables`), either empty when not known."""
+    if tables is not None:
+        return tables.snapshot, _NONE, tables.tids
+    if _worth_tables(batch):
+        snap, keyed = found.ensure(batch.row_deg, batch.row_terms, batch.term_start, batch.term_s, batch.term_sdeg)
+        return snap, keyed, _NONE
+    return found.snapshot(), _NONE, _NONE
 
 
 def multiply_odd(basis: OddMilnorBasis, a: OddElement, b: OddElement) -> np.ndarray:
