@@ -443,3 +443,18 @@ def test_step_shortcuts_are_their_twin(monkeypatch: pytest.MonkeyPatch, module: 
     assert fast.dims() == plain.dims()
     assert differentials(fast, max_s) == differentials(plain, max_s)
     assert taken["empty"] >= least and taken["no_columns"] >= least, taken  # S_2: its steps never take them
+
+
+def test_a_step_finds_its_term_tables_only_for_corrections(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Structural: a Nassau step looks up the product tables of every term of d_{s-1} in degree t (FreeMap.term_tables)
+    only when it has new generators to correct; its kernel block finds the tables of its own rows' terms. S_5 has
+    few such steps, and finding every term's tables at each of its 11571 steps cost more than the tables saved (a
+    revert shows as a call per step)."""
+    from algebra.free.free_map import FreeMap
+
+    calls, found = [], []
+    real_term_tables, real_step = FreeMap.term_tables, engine_resolve.step_nassau
+    monkeypatch.setattr(FreeMap, "term_tables", lambda self, *a: calls.append(a) or real_term_tables(self, *a))
+    monkeypatch.setattr(engine_resolve, "step_nassau", lambda *a, **k: found.append(real_step(*a, **k)) or found[-1])
+    run_engine("S_5", stem=200, max_s=14, algorithm="nassau")
+    assert len(found) > 200 and 0 < len(calls) == sum(1 for n in found if n)

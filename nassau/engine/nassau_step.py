@@ -90,14 +90,12 @@ def step_nassau(res: Resolution, s: int, t: int, shortcuts: bool = True) -> int:
         return 0
     z_n = np.nonzero(sub.signature_classes(nxt.basis_words(t, ng_n)[1]) == 0)[0]
 
-    # 1. Zero-signature kernel of d_{s-1}. Every build of d_{s-1} here is in degree t: its terms' product tables
-    # are found once for all of them.
-    tables = d_prev.term_tables(t, ng_t)
+    # 1. Zero-signature kernel of d_{s-1}: one batch, which finds the product tables of its own rows' terms.
     if shortcuts and not len(z_n):
         COUNTERS["no_columns"] += 1
         block = f.zeros(len(z_t), 0)
     else:
-        block = signature_block(d_prev, t, sub, None, z_t, ng_n, z_n, tables)
+        block = signature_block(d_prev, t, sub, None, z_t, ng_n, z_n)
     _, k0 = reduce_with_identity(block, len(z_n), f)
 
     # 2. Zero-signature image of d_s on the old generators, and the new generators (none without a kernel: most
@@ -112,7 +110,9 @@ def step_nassau(res: Resolution, s: int, t: int, shortcuts: bool = True) -> int:
     count = int(fresh.sum())
     x = f.scatter(k0.basis[fresh], z_t, dim_t)
     if count:
-        # 3. Corrections, signature by signature (the zero-signature part of d(x) is already zero).
+        # 3. Corrections, signature by signature (the zero-signature part of d(x) is already zero). Every build of
+        # d_{s-1} here is in degree t: its terms' product tables are found once for all of them.
+        tables = d_prev.term_tables(t, ng_t)
         dx = d_prev.apply(t, x, ng_n, tables)
         x = f.subtract(x, preimages_by_signature(d_prev, t, sub, dx, ng_t, ng_n, tables, shipped_as=s - 1))
         if dx.any():
