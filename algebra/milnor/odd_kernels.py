@@ -18,6 +18,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
+from algebra.milnor.table_layout import append, table_starts
+
 MAX_TERMS = 1024
 MAX_P_LEN = 12
 
@@ -290,13 +292,7 @@ def fill_odd_tables(keys_s, keys_n, flat, flat_offset, p, q_bits, tau, xi, shift
     dense scratch row, read back 8 columns at a time. Returns where each key's row offsets and entries start, the
     offsets (local to each table) and the entries."""
     nkeys = keys_s.shape[0]
-    row_start = np.zeros(nkeys + 1, dtype=np.int64)
-    for j in range(nkeys):
-        n = keys_n[j]
-        row_start[j + 1] = row_start[j] + flat_offset[n + 1] - flat_offset[n] + 1
-    row_off = np.empty(row_start[nkeys], dtype=np.uint32)
-    res_start = np.zeros(nkeys + 1, dtype=np.int64)
-    ranks = np.empty(max(1024, 2 * row_start[nkeys]), dtype=np.uint16)
+    row_start, row_off, res_start, ranks = table_starts(keys_n, flat_offset)
     no_map = np.zeros(0, dtype=np.int64)
     used = 0
     for j in range(nkeys):
@@ -320,12 +316,7 @@ def fill_odd_tables(keys_s, keys_n, flat, flat_offset, p, q_bits, tau, xi, shift
                     c = row[0, 8 * w + b]
                     if c == 0:
                         continue
-                    if used == ranks.shape[0]:
-                        grown = np.empty(2 * used, dtype=np.uint16)
-                        grown[:used] = ranks
-                        ranks = grown
-                    ranks[used] = (8 * w + b) | ((c - 1) << rank_bits)
-                    used += 1
+                    ranks, used = append(ranks, used, (8 * w + b) | ((c - 1) << rank_bits))
                 words[w] = 0
         row_off[base + dim_n] = used - first
         res_start[j + 1] = used

@@ -30,6 +30,7 @@ from algebra.milnor.kernels import NO_FORBID, SCRATCH, multiply_into, unpack_int
 from algebra.milnor.odd_kernels import binomial_table, coef_bits, fill_odd_tables, signature_filter, workspace
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from algebra.milnor.table_arena import FULL, LOGGED, RANKS, ROWS, TABLES, Arena
+from algebra.milnor.table_layout import append, table_starts
 from algebra.milnor.warmup import helper_compiling
 from fp.bits import ctz
 
@@ -393,12 +394,7 @@ def _harvest(bits, row, nw, ranks, used):
             continue
         bits[row, w] = 0
         while x != 0:
-            if used == ranks.shape[0]:
-                grown = np.empty(2 * used, dtype=np.uint16)
-                grown[:used] = ranks
-                ranks = grown
-            ranks[used] = w * 64 + ctz(x)
-            used += 1
+            ranks, used = append(ranks, used, w * 64 + ctz(x))
             x &= x - np.uint64(1)
     return ranks, used
 
@@ -417,13 +413,7 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
     product by product into one scratch row. Returns where each key's row offsets and ranks start, then the
     offsets (local to each table) and the ranks."""
     nkeys = keys_s.shape[0]
-    row_start = np.zeros(nkeys + 1, dtype=np.int64)
-    for j in range(nkeys):
-        n = keys_n[j]
-        row_start[j + 1] = row_start[j] + flat_offset[n + 1] - flat_offset[n] + 1
-    row_off = np.empty(row_start[nkeys], dtype=np.uint32)  # narrowed to 16 bits as the tables are kept
-    res_start = np.zeros(nkeys + 1, dtype=np.int64)
-    ranks = np.empty(max(1024, 2 * row_start[nkeys]), dtype=np.uint16)
+    row_start, row_off, res_start, ranks = table_starts(keys_n, flat_offset)
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
     used = 0

@@ -90,25 +90,34 @@ class TermTables:
 
 
 @njit(cache=True, nogil=True, inline="always")
-def _run_tables(q0, q1, n, term_s, term_tid, key_tid, walked, keys, ntables, tab_rows, tab_res, base_rows, base_res):
-    """Where the tables of terms q0..q1 start for rows of degree n (-1: enumerate), into base_rows and base_res: read
-    from key_tid (one entry per term of each run, from `walked` on), else from term_tid, else looked up in the
-    snapshot. Returns (walked, tables looked up)."""
-    looked = 0
+def _run_scratch(nterms):
+    """What _next_run fills: each term's table row and entry starts, and (key_tid entries walked, tables looked up)."""
+    return np.empty(nterms, dtype=np.int64), np.empty(nterms, dtype=np.int64), np.zeros(2, dtype=np.int64)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _next_run(i, row_terms, row_deg, term_start, term_s, term_tid, key_tid, keys, ntables, tab_rows, tab_res,
+              base_rows, base_res, counts):
+    """The run of rows from i with row i's term list and degree n, and where the tables of that list's terms q0..q1
+    start for it (-1: enumerate), into base_rows and base_res: read from key_tid (one entry per term of each run,
+    from counts[0] on), else from term_tid, else looked up in the snapshot (counted in counts[1]). Returns (end of
+    the run, n, q0, q1)."""
+    n = row_deg[i]
+    q0, q1 = term_start[row_terms[i]], term_start[row_terms[i] + 1]
     for q in range(q0, q1):
         if key_tid.shape[0]:
-            tid = key_tid[walked]
-            walked += 1
+            tid = key_tid[counts[0]]
+            counts[0] += 1
         elif q < term_tid.shape[0]:
             tid = term_tid[q]
         elif ntables == 0:
             tid = -1
         else:
             tid = lookup(keys, term_s[q], n, ntables)
-            looked += 1
+            counts[1] += 1
         base_rows[q] = tab_rows[tid] if tid >= 0 else -1
         base_res[q] = tab_res[tid] if tid >= 0 else -1
-    return walked, looked
+    return run_end(row_terms, row_deg, i), n, q0, q1
 
 
 @njit(cache=True, nogil=True)
@@ -127,21 +136,11 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
     rank = np.empty(nrows, dtype=np.int64)
     for i in range(nrows):
         rank[i] = word_rank(row_r[i], row_deg[i], g, index_map, map_offset)
-    base_rows = np.empty(term_s.shape[0], dtype=np.int64)
-    base_res = np.empty(term_s.shape[0], dtype=np.int64)
-    made = 0
-    hits = 0
-    looked = 0
-    walked = 0
-    i = 0
+    base_rows, base_res, counts = _run_scratch(term_s.shape[0])
+    made = hits = i = 0
     while i < nrows:
-        lst = row_terms[i]
-        n = row_deg[i]
-        j = run_end(row_terms, row_deg, i)
-        q0, q1 = term_start[lst], term_start[lst + 1]
-        walked, found = _run_tables(q0, q1, n, term_s, term_tid, key_tid, walked, keys, ntables, tab_rows, tab_res,
-                                    base_rows, base_res)
-        looked += found
+        j, n, q0, q1 = _next_run(i, row_terms, row_deg, term_start, term_s, term_tid, key_tid, keys, ntables, tab_rows,
+                                 tab_res, base_rows, base_res, counts)
         # Row by row: the row's words stay in cache while every term lands in it, and each table is read in
         # rank order, one stream per term.
         for r in range(i, j):
@@ -157,7 +156,7 @@ def _batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_sdeg,
                     flip(out, dest, col0 + np.int64(ranks[k]), col_map)
                 hits += 1
         i = j
-    return made, hits, looked
+    return made, hits, counts[1]
 
 
 def _worth_tables(batch: ProductBatch) -> bool:
@@ -233,22 +232,12 @@ def _odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_s
     (odd_product_into, pruned by keep; col_map alone is exact). Returns (terms enumerated, pairs read from tables,
     tables looked up here)."""
     nrows = row_r.shape[0]
-    base_rows = np.empty(term_s.shape[0], dtype=np.int64)
-    base_res = np.empty(term_s.shape[0], dtype=np.int64)
     rank_mask = (1 << rank_bits) - 1
-    made = 0
-    hits = 0
-    looked = 0
-    walked = 0
-    i = 0
+    base_rows, base_res, counts = _run_scratch(term_s.shape[0])
+    made = hits = i = 0
     while i < nrows:
-        lst = row_terms[i]
-        n = row_deg[i]
-        j = run_end(row_terms, row_deg, i)
-        q0, q1 = term_start[lst], term_start[lst + 1]
-        walked, found = _run_tables(q0, q1, n, term_s, term_tid, key_tid, walked, keys, ntables, tab_rows, tab_res,
-                                    base_rows, base_res)
-        looked += found
+        j, n, q0, q1 = _next_run(i, row_terms, row_deg, term_start, term_s, term_tid, key_tid, keys, ntables, tab_rows,
+                                 tab_res, base_rows, base_res, counts)
         for r in range(i, j):
             dest = row_out[r] if row_out.shape[0] else r
             rank = -1
@@ -270,7 +259,7 @@ def _odd_batch_kernel(out, row_r, row_deg, row_terms, term_start, term_s, term_s
                         out[dest, col] = (out[dest, col] + term_coef[q] * ((e >> rank_bits) + 1)) % p
                 hits += 1
         i = j
-    return made, hits, looked
+    return made, hits, counts[1]
 
 
 def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: np.ndarray,
