@@ -40,7 +40,7 @@ def everything(res: Resolution, region: Region) -> dict:
 
 
 @pytest.mark.parametrize("module,algorithm,stem,max_s", [("S_2", "nassau", 36, 14), ("C2", "standard", 24, 8),
-                                                         ("S_3", "standard", 60, 8)])
+                                                         ("S_3", "standard", 60, 8), ("S_3", "nassau", 80, 12)])
 def test_processes_give_the_one_thread_resolution_bit_for_bit(module: str, algorithm: str, stem: int,
                                                               max_s: int) -> None:
     m = load_module(module)
