@@ -313,3 +313,38 @@ def test_idle_workers_compute_pieces_of_a_running_step_and_give_the_same_generat
         mine, theirs = res.added(s, t), one.added(s, t)
         assert mine.count == theirs.count and mine.rows.tobytes() == theirs.rows.tobytes()
     assert res.added(*job).count > 0
+
+
+def test_a_lock_whose_maker_is_killed_holding_it_lets_its_waiters_go(tmp_path: Path) -> None:
+    """A process killed (SIGKILL) while it holds a process_lock leaves it held for ever; a process forked from it that
+    waits on the lock raises MakerGone and so can leave, rather than hang (a worker of a killed coordinator)."""
+    import multiprocessing
+    import os
+    import signal as sig
+
+    from algebra.milnor.table_arena import MakerGone, process_lock
+
+    said = tmp_path / "waiter"
+
+    def waiter(lock) -> None:
+        try:
+            with lock:
+                said.write_text("acquired")
+        except MakerGone:
+            said.write_text("gone")
+
+    def maker() -> None:
+        lock = process_lock()
+        lock.__enter__()  # held until this process is killed
+        multiprocessing.get_context("fork").Process(target=waiter, args=(lock,)).start()
+        time.sleep(60)
+
+    proc = multiprocessing.get_context("fork").Process(target=maker)
+    proc.start()
+    time.sleep(0.5)
+    os.kill(proc.pid, sig.SIGKILL)
+    proc.join()
+    deadline = time.time() + 10
+    while time.time() < deadline and not said.exists():
+        time.sleep(0.05)
+    assert said.read_text() == "gone"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import mmap
 import multiprocessing
+import os
 import threading
 
 import numpy as np
@@ -74,9 +75,32 @@ class Arena:
         return other
 
 
-def process_lock():
+class MakerGone(RuntimeError):
+    """A process_lock's maker died while a forked process waited on it."""
+
+
+class _ForkLock:
+    """A lock (a POSIX semaphore) that processes forked from its maker share. A forked process waiting on it gives up,
+    raising MakerGone, once the maker has died: a maker killed while holding it (SIGKILL) would leave it held for
+    ever, and its workers waiting."""
+
+    def __init__(self) -> None:
+        self._lock = multiprocessing.get_context("fork").Lock()
+        self._maker = os.getpid()
+
+    def __enter__(self) -> _ForkLock:
+        while not self._lock.acquire(timeout=0.2):
+            if os.getpid() != self._maker and os.getppid() != self._maker:  # re-parented: the maker is gone
+                raise MakerGone("the process that shared this lock is gone")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def process_lock() -> _ForkLock:
     """A lock that processes forked from here share (a POSIX semaphore; OSError where the system has none)."""
-    return multiprocessing.get_context("fork").Lock()
+    return _ForkLock()
 
 
 def _zeros(count: int, dtype, shared: bool) -> np.ndarray:
