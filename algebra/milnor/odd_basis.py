@@ -31,6 +31,9 @@ class OddLayout:
         self.tau = [2 * p**k - 1 for k in range(12) if 2 * p**k - 1 <= MAX_DEGREE]
         self.xi = [2 * (p**i - 1) for i in range(1, 12) if 2 * (p**i - 1) <= MAX_DEGREE]
         self.q_bits = len(self.tau)
+        #: The same degrees as arrays, for compiled kernels.
+        self.tau_degrees = np.array(self.tau, dtype=np.int64)
+        self.xi_degrees = np.array(self.xi, dtype=np.int64)
         widths = [int(MAX_DEGREE // x).bit_length() for x in self.xi]
         self.shifts = np.concatenate([[self.q_bits], self.q_bits + np.cumsum(widths)[:-1]]).astype(np.int64)
         self.masks = np.array([(1 << w) - 1 for w in widths], dtype=np.int64)

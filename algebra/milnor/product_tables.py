@@ -196,9 +196,9 @@ def _key_tables(s_words, n_degs, s_degs, keys, ntables, flat_offset, max_dim):
     """What lookup answers for each key (S, deg R), and the keys among them with no table yet, each once.
 
     Products landing in a degree of more than max_dim elements (16-bit ranks; fewer at odd p, whose entries hold
-    a coefficient too), or beyond the basis's tables (a negative deg R: no
-    rows), are left to the enumeration (-1, not missing). The answers go to the batch kernel, which then looks up
-    nothing: one lookup per key instead of two (S_2's d2 lift through stem 70 looks up 16 million keys)."""
+    a coefficient too), or beyond the basis's tables (a negative deg R: no rows), are left to the enumeration (-1,
+    not missing). The answers go to the batch kernel, which then looks up nothing: one lookup per key instead of
+    two (S_2's d2 lift through stem 70 looks up 16 million keys)."""
     count = s_words.shape[0]
     tids = np.full(count, -1, dtype=np.int64)
     wanted = np.zeros(count, dtype=np.bool_)
@@ -570,10 +570,10 @@ class ProductTables:
             return _fill(new_s, new_n, basis.flat, basis.flat_offset, self._caps, self.whole_table_words,
                          basis.rank_g, basis.index_map, basis.index_map_offset)
         lay = basis.layout
-        return fill_odd_tables(new_s, new_n, basis.flat, basis.flat_offset, basis.prime, lay.q_bits,
-                               np.array(lay.tau, dtype=np.int64), np.array(lay.xi, dtype=np.int64), lay.shifts,
-                               lay.masks, basis.sorted_words, basis.sorted_index, binomial_table(basis.prime),
-                               workspace(len(lay.shifts)), signature_filter(len(lay.shifts)), self.rank_bits)
+        return fill_odd_tables(new_s, new_n, basis.flat, basis.flat_offset, basis.prime, lay.q_bits, lay.tau_degrees,
+                               lay.xi_degrees, lay.shifts, lay.masks, basis.sorted_words, basis.sorted_index,
+                               binomial_table(basis.prime), workspace(len(lay.shifts)),
+                               signature_filter(len(lay.shifts)), self.rank_bits)
 
     def _claim(self, miss_s, miss_n):
         """The keys this thread is to make: those nobody here or in a sharing process has made or is making."""

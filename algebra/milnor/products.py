@@ -186,7 +186,7 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
         return
 
     def on_cpu(target: np.ndarray) -> None:
-        snap, keyed, tids = _snapshot_for(batch, tables, None if tables is not None else tables_for(basis))
+        snap, keyed, tids = _snapshot_for(batch, tables, tables_for(basis))
         made, hits, looked = _batch_kernel(target, batch.row_r, batch.row_deg, batch.row_terms, batch.term_start,
                                            batch.term_s, batch.term_sdeg, batch.term_col,
                                            _NONE if batch.row_out is None else batch.row_out, tids, keyed,
