@@ -192,10 +192,7 @@ def run_batch(out: np.ndarray, batch: ProductBatch, basis: MilnorBasis, col_map:
                                            _NONE if batch.row_out is None else batch.row_out, tids, keyed,
                                            basis.rank_g, basis.index_map, basis.index_map_offset, cmap,
                                            NO_FORBID if forbid is None else forbid, *snap)
-        COUNTERS["batch_calls"] += 1
-        COUNTERS["products"] += int(made)
-        COUNTERS["table_pairs"] += int(hits)
-        COUNTERS["table_lookups"] += int(looked)
+        _tally(made, hits, looked)
 
     if batch.row_out is not None or not _on_device(out, batch, basis, col_map, on_cpu):
         on_cpu(out)
@@ -277,6 +274,11 @@ def _run_odd(out: np.ndarray, batch: ProductBatch, basis: OddMilnorBasis, cmap: 
         batch.term_col, coef, _NONE if batch.row_out is None else batch.row_out, tids, keyed, basis.prime,
         lay.q_bits, lay.shifts, lay.masks, basis.sorted_words, basis.sorted_index, basis.flat_offset,
         binomial_table(basis.prime), cmap, workspace(len(lay.shifts)), keep, found.rank_bits, *snap)
+    _tally(made, hits, looked)
+
+
+def _tally(made: int, hits: int, looked: int) -> None:
+    """Count one batch kernel call: the terms it enumerated, the pairs it read from tables, the tables it looked up."""
     COUNTERS["batch_calls"] += 1
     COUNTERS["products"] += int(made)
     COUNTERS["table_pairs"] += int(hits)

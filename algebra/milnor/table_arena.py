@@ -82,7 +82,8 @@ class MakerGone(RuntimeError):
 class _ForkLock:
     """A lock (a POSIX semaphore) that processes forked from its maker share. A forked process waiting on it gives up,
     raising MakerGone, once the maker has died: a maker killed while holding it (SIGKILL) would leave it held for
-    ever, and its workers waiting."""
+    ever, and its workers waiting. The maker's death shows as the waiter's re-parenting, so the waiters are to be its
+    direct children (the worker processes, nassau/engine/processes.py, are)."""
 
     def __init__(self) -> None:
         self._lock = multiprocessing.get_context("fork").Lock()
