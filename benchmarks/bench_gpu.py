@@ -1,6 +1,7 @@
 """GPU benchmark, one command on a GPU machine, within about 10 minutes:
 
     .venv/bin/python benchmarks/bench_gpu.py            # [--stems 90 100 110] [--max-s 30] [--budget 540]
+    .venv/bin/python benchmarks/bench_gpu.py --stems --rref-sizes 8192 16384 --json FILE   # row reduction alone
 
 1. Row reduction: fp's M4RI (CPU) against gpu.rref on half-rank square matrices of 4096, 8192 and 16384
    columns, min of 3 runs each after a warm-up, with the results compared bit for bit.
@@ -9,12 +10,13 @@
    as a subprocess: wall time, its own peak RSS (os.wait4), and whether stdout and the JSON are byte-identical.
    A run that would not fit the remaining budget is skipped and reported as such.
 
-Without CuPy or a device it says why and measures the CPU side only.
+Without CuPy or a device it says why and measures the CPU side only. --json FILE also writes the figures.
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import platform
 import re
@@ -197,10 +199,11 @@ def chart_lines(runs: list[Run]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stems", type=int, nargs="+", default=[90, 100, 110])
+    parser.add_argument("--stems", type=int, nargs="*", default=[90, 100, 110])
     parser.add_argument("--max-s", type=int, default=30)
-    parser.add_argument("--rref-sizes", type=int, nargs="+", default=[4096, 8192, 16384])
+    parser.add_argument("--rref-sizes", type=int, nargs="*", default=[4096, 8192, 16384])
     parser.add_argument("--budget", type=float, default=540.0, help="seconds for the whole benchmark")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     t0 = time.perf_counter()
     dev, reason = open_device()
@@ -208,8 +211,11 @@ def main() -> int:
     if dev is None:
         print(f"no device: {reason}. Measuring the CPU side only.", flush=True)
     print("\nrow reduction, half-rank n x n (min of 3, max in parentheses):", flush=True)
-    for line in rref_lines(rref_rows(dev, args.rref_sizes)):
+    rref = rref_rows(dev, args.rref_sizes)
+    for line in rref_lines(rref):
         print(line, flush=True)
+    figures = {"machine": machine(dev), "device": dev.name if dev is not None else None, "reason": reason,
+               "rref": rref, "charts": []}
     runs: list[Run] = []
     last_pair = 0.0
     with tempfile.TemporaryDirectory() as tmp:
@@ -227,6 +233,10 @@ def main() -> int:
     print(f"\nS_2 charts, s <= {args.max_s}, nassau algorithm (RSS: the run's own peak; dev MB: CuPy pool peak):")
     for line in chart_lines(runs):
         print(line)
+    if args.json:
+        figures["charts"] = [{"stem": r.stem, "gpu": r.gpu, "wall": r.wall, "rss_mb": r.rss_mb, "rc": r.rc,
+                              "summary": r.summary, "note": r.note} for r in runs]
+        args.json.write_text(json.dumps(figures, indent=1))
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
     return 0
 

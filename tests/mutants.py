@@ -437,6 +437,13 @@ MUTANTS = [
            (literal("        super().__exit__(exc_type, exc, tb)\n        self._stop()\n",
                     "        super().__exit__(exc_type, exc, tb)\n"),),
            ("tests/test_terminal.py",)),
+    Mutant("gpu timing: the kernels and copies timed (and waited for) outside debug runs only", "gpu/device.py",
+           (literal("        if not config.current().debug:\n            yield\n",
+                    "        if config.current().debug:\n            yield\n"),),
+           ("tests/test_gpu_products.py::test_kernel_and_copy_times_are_counted_under_debug_only",)),
+    Mutant("device check: a step started with no time left", "benchmarks/device_check.py",
+           (literal("        if left < c.sizes.min_run:\n", "        if left < -1e9:\n"),),
+           ("tests/test_device_check.py::test_the_time_limit_stops_it_cleanly_keeping_what_it_measured",)),
 ]
 
 
