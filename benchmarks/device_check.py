@@ -350,8 +350,12 @@ def step_device_tests(c: Check, rec: dict, deadline: float) -> None:
         rec.update(status="skipped", reason=off)
         return
     share = time.monotonic() + 0.5 * c.left(deadline)  # pytest gets half, the comparisons the rest
-    runs.append(c.child("pytest -m gpu", [sys.executable, "-m", "pytest", "-q", "-m", "gpu", "-p", "no:cacheprovider",
-                                          "--continue-on-collection-errors", "tests"], share, "pytest_gpu.log"))
+    row = c.child("pytest -m gpu", [sys.executable, "-m", "pytest", "-q", "-m", "gpu", "-p", "no:cacheprovider",
+                                    "--continue-on-collection-errors", "tests"], share, "pytest_gpu.log")
+    if row["status"] == "ok" and not any(re.search(r"\d+ passed", line) for line in row["tail"]):
+        row.update(status="failed", reason="no device test passed (skipped: see pytest_gpu.log)")
+    runs.append(row)
+    c.log(f"  pytest: {(row.get('tail') or ['-'])[-1]}")
     c.save()
     stem, threads = c.sizes.verify_stem, ("--threads", str(c.sizes.workers))
     cpu = c.chart(runs, f"stem {stem}, CPU", stem, every_s(stem), False, deadline, threads)
@@ -365,7 +369,7 @@ def step_device_tests(c: Check, rec: dict, deadline: float) -> None:
     if rref.exists():
         row["sizes"] = json.loads(rref.read_text())["rref"]
         if not all(r.get("identical") for r in row["sizes"]):
-            row["status"] = "failed"
+            row.update(status="failed", reason="a size without a device result the same as M4RI's")
     runs.append(row)
     c.save()
     c.compare(runs, cpu, c.chart(runs, f"stem {stem}, GPU on worker processes", stem, every_s(stem), True, deadline,
