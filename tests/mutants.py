@@ -90,6 +90,9 @@ MUTANTS = [
     Mutant("motivic: the text names a product's target without its index", "nassau/api/motivic.py",
            (literal('return f"({c.stem}, {c.s}, {c.weight})[{c.index}]"', 'return f"({c.stem}, {c.s}, {c.weight})"'),),
            ("tests/test_motivic_cli.py",)),
+    Mutant("motivic: h_i x read with one power of tau too many", "nassau/products/motivic_ext.py",
+           (literal("out.append((i, int(self.weights[i] - u)))", "out.append((i, int(self.weights[i] - u) + 1))"),),
+           ("tests/test_motivic_iwx.py",)),
     Mutant("store: BLAKE2b check deleted", "nassau/store/save_dir.py",
            (literal('        if hashlib.blake2b(body, digest_size=_DIGEST).digest() != digest:\n'
                     '            raise ValueError("checksum mismatch (corrupt or truncated)")\n', ""),),
