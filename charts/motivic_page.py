@@ -1,10 +1,11 @@
 """The interactive C-motivic page: the classical page (charts.html, assets/chart.js) with what a motivic chart adds.
 
-Each class is a generator of Ext over F_2[tau], named (stem, s, weight) and coloured by its tau-torsion order as the
-SVG colours it (charts.motivic_svg: Isaksen's style, tau-free black); its tooltip adds the weight and the torsion,
-and each product line there reads h1 · (8, 3, 5) = (9, 4, 6), with tau^k before a target when the product is tau^k
-times it. Those lines are drawn dashed. A legend names the colours. Pan, zoom, the axes, the line toggles and the
-hit test are the classical page's own code: the data says what differs (`colors`, `notes`, `powers`, `legend`).
+Each class is a generator of Ext over F_2[tau], named (stem, s, weight)[index] as the text output names it, and
+coloured by its tau-torsion order as the SVG colours it (charts.motivic_svg: Isaksen's style, tau-free black); its
+tooltip adds the weight and the torsion, and each product line there reads h1 · (8, 3, 5)[0] = (9, 4, 6)[0], with
+tau^k before a target when the product is tau^k times it. Those lines are drawn dashed. A legend names the
+colours. Pan, zoom, the axes, the line toggles and the hit test are the classical page's own code: the data says
+what differs (`colors`, `notes`, `powers`, `legend`).
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from charts.motivic_svg import (
     LINE_COLOURS,
     LINE_OPS,
     MotivicChart,
+    dot_label,
     motivic_frame,
     placement,
     torsion_colour,
@@ -42,7 +44,7 @@ def motivic_page_data(chart: MotivicChart) -> dict[str, Any]:
         i = seen[(d.stem, d.s)] = seen.get((d.stem, d.s), -1) + 1
         classes += [d.stem, d.s, i]
         xyr += [number(place[k][0]), number(place[k][1]), number(radius[k])]
-        labels.append(f"({d.stem}, {d.s}, {d.weight})")
+        labels.append(dot_label(d))
         notes.append(f"weight {d.weight}, {torsion_name(d.torsion)}")
         colours.append(torsion_colour(d.torsion))
     lines: dict[str, list[int]] = {op: [] for op in LINE_OPS}

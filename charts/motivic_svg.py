@@ -2,7 +2,7 @@
 generator of Ext over F_2[tau] at (stem, s), tau-free generators black and tau^k-torsion ones coloured by k (red
 tau^1, blue tau^2, green tau^3, orange beyond), lines for h0, h1, h2 products, dashed where the product is tau^k
 times the target (k >= 1). The grid, axis titles and legend are the classical SVG's (charts.svg); this model holds
-what a motivic chart adds, each dot's weight and torsion. The lines are greys and olive, so that colour on a dot
+what a motivic chart adds, each dot's weight, index and torsion. The lines are greys and olive, so that colour on a dot
 always means torsion.""" 
 from __future__ import annotations
 
@@ -23,6 +23,8 @@ class MotivicDot:
     stem: int
     s: int
     weight: int
+    #: Its index among the generators of its (stem, s, weight).
+    index: int
     #: None: tau-free; k: tau^k kills it.
     torsion: int | None
 
@@ -50,6 +52,11 @@ def torsion_name(torsion: int | None) -> str:
     return "tau-free" if torsion is None else f"tau^{torsion}-torsion"
 
 
+def dot_label(d: MotivicDot) -> str:
+    """(stem, s, weight)[index], as the text output names the generator."""
+    return f"({d.stem}, {d.s}, {d.weight})[{d.index}]"
+
+
 def torsions(chart: MotivicChart) -> list[int | None]:
     """The torsion orders the chart's dots have, tau-free first: the legend's entries."""
     return sorted({d.torsion for d in chart.dots}, key=lambda t: -1 if t is None else t)
@@ -74,7 +81,7 @@ def placement(chart: MotivicChart, frame: Frame) -> tuple[dict[int, tuple[float,
 
 
 def to_motivic_svg(chart: MotivicChart) -> str:
-    """A standalone SVG document: the dots coloured by torsion (with a <title> naming (stem, s, weight)), the
+    """A standalone SVG document: the dots coloured by torsion (with a <title> naming (stem, s, weight)[index]), the
     product lines under them, a legend of both."""
     frame = motivic_frame(chart)
     place, radius = placement(chart, frame)
@@ -92,7 +99,7 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         x, y = place[k]
         what = torsion_name(d.torsion)
         dots.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(radius[k])}" style="fill: '
-                    f'{torsion_colour(d.torsion)}"><title>({d.stem}, {d.s}, {d.weight}) {what}</title></circle>')
+                    f'{torsion_colour(d.torsion)}"><title>{dot_label(d)} {what}</title></circle>')
     title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
     kinds = [(op, colours[op], False) for op in LINE_OPS] + [
         (torsion_name(t), torsion_colour(t), False) for t in torsions(chart)]
