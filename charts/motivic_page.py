@@ -17,6 +17,7 @@ from charts.motivic_svg import (
     LINE_OPS,
     MotivicChart,
     motivic_frame,
+    motivic_title,
     placement,
     torsion_colour,
     torsion_name,
@@ -27,8 +28,7 @@ from charts.style import D2_COLOUR
 
 def to_motivic_html(chart: MotivicChart) -> str:
     """A standalone interactive page of the chart (one file, no network), as `--html` writes it."""
-    return render_page(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}",
-                       motivic_page_data(chart))
+    return render_page(motivic_title(chart), motivic_page_data(chart))
 
 
 def motivic_page_data(chart: MotivicChart) -> dict[str, Any]:

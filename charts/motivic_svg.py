@@ -55,6 +55,11 @@ def torsions(chart: MotivicChart) -> list[int | None]:
     return sorted({d.torsion for d in chart.dots}, key=lambda t: -1 if t is None else t)
 
 
+def motivic_title(chart: MotivicChart) -> str:
+    """The heading of the SVG and the page: the page drawn (E2, Ext over A^C itself) and the region."""
+    return f"C-motivic E2 chart of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}"
+
+
 def motivic_frame(chart: MotivicChart) -> Frame:
     return Frame(chart.min_degree, chart.max_stem, chart.max_s)
 
@@ -93,7 +98,7 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         what = torsion_name(d.torsion)
         dots.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(radius[k])}" style="fill: '
                     f'{torsion_colour(d.torsion)}"><title>({d.stem}, {d.s}, {d.weight}) {what}</title></circle>')
-    title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
+    title = escape(motivic_title(chart), quote=False)
     kinds = [(op, colours[op], False) for op in LINE_OPS] + [
         (torsion_name(t), torsion_colour(t), False) for t in torsions(chart)]
     width = LEFT + frame.width + 32 + 8 * max(len(name) for name, _, _ in kinds)

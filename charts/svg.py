@@ -17,6 +17,7 @@ from html import escape
 
 from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame, fmt
 from charts.model import Chart, Product, reference_op_name
+from charts.pages import title as chart_title
 from charts.style import D2_COLOUR, DASHED, op_colours
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -55,9 +56,7 @@ def to_svg(chart: Chart) -> str:
     axis titles and a legend of the lines."""
     frame = chart_frame(chart)
     dots: Dots = {(n, s): frame.dots(n, s, chart.dim(n, s)) for n, s in chart.nonzero_bidegrees()}
-    title = (
-        f"Ext chart of {chart.module} (p = {chart.prime}, {chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
-    )
+    title = chart_title(chart)
     escaped = escape(title, quote=False)  # &, <, > as xml.sax.saxutils does (it imports ssl)
     colours = op_colours(list(chart.operations))
     groups = _structline_groups(chart, dots)

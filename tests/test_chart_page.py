@@ -308,6 +308,22 @@ def test_d2_lines_and_the_e3_page_appear_when_d2_is_known(browser, tmp_path):
     page.assert_clean()
 
 
+def test_the_e3_page_opens_on_e3_with_e2_and_its_d2_beside_it(browser, tmp_path):
+    """`--page 3 --html`: the page opens on E3 (its radio checked, E3's classes drawn), and the switch brings E2 with
+    its d2 lines and their checkbox."""
+    chart = d2_chart()
+    page = Page(browser, None, tmp_path, html=to_html(chart, show="E3"))
+    assert browser.evaluate("nassauChart.page()") == "E3"
+    assert browser.evaluate("[...document.querySelectorAll('#pages input')].map(e => [e.value, e.checked])") == [
+        ["E2", False], ["E3", True]]
+    assert "d2" in browser.evaluate("[...document.querySelectorAll('#toggles input')].map(e => e.dataset.op)")
+    assert browser.evaluate("document.getElementById('title').textContent").startswith("E2 and E3 charts of M")
+    assert browser.evaluate("nassauChart.stats.drawnLines") == {"h0": 2, "h1": 1}  # E3's: no d2
+    page.click("input[value='E2']")
+    assert browser.evaluate("nassauChart.page()") == "E2" and browser.evaluate("nassauChart.stats.drawnLines.d2") == 3
+    page.assert_clean()
+
+
 def test_without_d2_there_is_no_page_switch_and_no_d2_toggle(browser, tmp_path):
     Page(browser, reference_chart(), tmp_path)
     assert browser.evaluate("document.querySelectorAll('#pages input').length") == 0

@@ -79,7 +79,7 @@ def test_lines_are_coloured_as_on_the_page_with_a_legend_a_title_and_axis_titles
     assert samples == [(page_colours[f"h{i}"], "4 2" if i == 2 else None) for i in range(4)]
     texts = {t.get("class"): t.text for t in root.iter(SVG + "text") if t.get("class") in (
         "chart-title", "axis-title x-title", "axis-title y-title")}
-    assert texts == {"chart-title": "Ext chart of S_2 (p = 2, nassau), n <= 20, s <= 8",
+    assert texts == {"chart-title": "E2 chart of S_2 (p = 2, nassau), n <= 20, s <= 8",
                      "axis-title x-title": "stem n = t \u2212 s", "axis-title y-title": "filtration s"}
     assert Counter(parse_svg(to_svg(chart), "S_2").products) == Counter(chart.products)
     dims = {(0, 0): 1, (0, 1): 1, (1, 1): 1, (5, 0): 1, (4, 2): 1}
@@ -182,8 +182,8 @@ def test_uncomputed_cells_are_shaded_only_where_rows_stop_short():
 
 def test_names_are_escaped():
     chart = Chart('A<&>"', 2, "standard", 1, 0, 0, {0: 1}, {(0, 0): 1})
-    assert ET.fromstring(to_svg(chart)).find(SVG + "title").text.startswith('Ext chart of A<&>"')
-    assert '<title>Ext chart of A&lt;&amp;&gt;"' in to_svg(chart)  # &, <, > only, as xml.sax.saxutils.escape
+    assert ET.fromstring(to_svg(chart)).find(SVG + "title").text.startswith('E2 chart of A<&>"')
+    assert '<title>E2 chart of A&lt;&amp;&gt;"' in to_svg(chart)  # &, <, > only, as xml.sax.saxutils.escape
 
 
 def test_the_cli_imports_no_network_modules() -> None:

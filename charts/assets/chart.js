@@ -27,7 +27,7 @@
   const DOT = 6, RIGHT = 20;  // chart units beyond the outer dots' centres (a dot's reach; a crowded cell's count)
   const snapshot = { canvas: document.createElement("canvas"), view: null };
   const stats = { firstFrame: null, lastDraw: null, drawnLines: {}, dashedLines: 0, drawnDots: 0, quickFrames: 0 };
-  let page = 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
+  let page = data.start || 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
   let lastSize = "";  // the plot's size at the last fit
 
   const chartX = (n) => F.margin + (n - F.min_n) * F.grid;
@@ -438,7 +438,7 @@
         radio.type = "radio";
         radio.name = "page";
         radio.value = P.name;
-        radio.checked = k === 0;
+        radio.checked = k === page;
         radio.addEventListener("change", () => {
           page = k;
           tooltip.hidden = true;
