@@ -13,6 +13,7 @@ from typing import Any
 from charts.geometry import MAX_PATTERN
 from charts.html import frame_data, number, render_page
 from charts.motivic_svg import (
+    DASHED_NOTE,
     LINE_COLOURS,
     LINE_OPS,
     MotivicChart,
@@ -60,7 +61,7 @@ def motivic_page_data(chart: MotivicChart) -> dict[str, Any]:
         "ops": [{"name": op, "dashed": False, "color": LINE_COLOURS[op]} for op in LINE_OPS],
         "d2_color": D2_COLOUR,
         "legend": legend,
-        "dashed_note": "dashed: tau^k times the target",
+        "dashed_note": DASHED_NOTE,
         "pages": [{"name": "E2", "classes": classes, "xyr": xyr, "lines": lines, "powers": powers,
                    "labels": labels, "notes": notes, "colors": colours}],
     }
