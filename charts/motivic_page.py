@@ -14,11 +14,13 @@ from typing import Any
 from charts.geometry import MAX_PATTERN
 from charts.html import frame_data, number, render_page
 from charts.motivic_svg import (
+    DASHED_NOTE,
     LINE_COLOURS,
     LINE_OPS,
     MotivicChart,
     dot_label,
     motivic_frame,
+    motivic_title,
     placement,
     torsion_colour,
     torsion_name,
@@ -29,8 +31,7 @@ from charts.style import D2_COLOUR
 
 def to_motivic_html(chart: MotivicChart) -> str:
     """A standalone interactive page of the chart (one file, no network), as `--html` writes it."""
-    return render_page(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}",
-                       motivic_page_data(chart))
+    return render_page(motivic_title(chart), motivic_page_data(chart))
 
 
 def motivic_page_data(chart: MotivicChart) -> dict[str, Any]:
@@ -62,7 +63,7 @@ def motivic_page_data(chart: MotivicChart) -> dict[str, Any]:
         "ops": [{"name": op, "dashed": False, "color": LINE_COLOURS[op]} for op in LINE_OPS],
         "d2_color": D2_COLOUR,
         "legend": legend,
-        "dashed_note": "dashed: tau^k times the target",
+        "dashed_note": DASHED_NOTE,
         "pages": [{"name": "E2", "classes": classes, "xyr": xyr, "lines": lines, "powers": powers,
                    "labels": labels, "notes": notes, "colors": colours}],
     }

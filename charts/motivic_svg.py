@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from html import escape
 
 from charts.geometry import MARGIN, Frame, fmt
-from charts.svg import BOTTOM, LEFT, LEGEND_ROW, STYLE, SVG_NS, TOP, _axis_titles, _grid, _legend
+from charts.svg import LEFT, STYLE, SVG_NS, TOP, _axis_titles, _grid, _legend, canvas_size
 
 TORSION_COLOURS = ("#000000", "#c62828", "#1f5fd6", "#2e7d32", "#ef6c00")
 """tau-free, then tau^1, tau^2, tau^3 and tau^4 or more."""
 LINE_COLOURS = {"h0": "#000000", "h1": "#8a8a8a", "h2": "#9e9d24"}
 LINE_OPS = tuple(LINE_COLOURS)
+DASHED_NOTE = "dashed: tau^k times the target"
+"""The legend's entry for the dashed lines, the page's too (charts.motivic_page)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,11 @@ def torsions(chart: MotivicChart) -> list[int | None]:
     return sorted({d.torsion for d in chart.dots}, key=lambda t: -1 if t is None else t)
 
 
+def motivic_title(chart: MotivicChart) -> str:
+    """The heading of the SVG and the page: the page drawn (E2, Ext over A^C itself) and the region."""
+    return f"C-motivic E2 chart of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}"
+
+
 def motivic_frame(chart: MotivicChart) -> Frame:
     return Frame(chart.min_degree, chart.max_stem, chart.max_s)
 
@@ -100,11 +107,12 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         what = torsion_name(d.torsion)
         dots.append(f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="{fmt(radius[k])}" style="fill: '
                     f'{torsion_colour(d.torsion)}"><title>{dot_label(d)} {what}</title></circle>')
-    title = escape(f"C-motivic Ext of {chart.module}, n <= {chart.max_stem}, s <= {chart.max_s}", quote=False)
-    kinds = [(op, colours[op], False) for op in LINE_OPS] + [
-        (torsion_name(t), torsion_colour(t), False) for t in torsions(chart)]
-    width = LEFT + frame.width + 32 + 8 * max(len(name) for name, _, _ in kinds)
-    height = TOP + max(frame.height + BOTTOM, MARGIN + LEGEND_ROW * len(kinds))
+    title = escape(motivic_title(chart), quote=False)
+    kinds = [(op, colours[op], "line") for op in LINE_OPS]
+    if any(power for *_, power in chart.lines):
+        kinds.append((DASHED_NOTE, "#444444", "dashed"))
+    kinds += [(torsion_name(t), torsion_colour(t), "dot") for t in torsions(chart)]
+    width, height, legend_x = canvas_size(frame, motivic_title(chart), [name for name, _, _ in kinds])
     parts = [
         f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="{SVG_NS}">',
         f"<title>{title}</title>", f"<style>{STYLE}</style>",
@@ -112,6 +120,6 @@ def to_motivic_svg(chart: MotivicChart) -> str:
         (f'<svg class="chart" x="{LEFT}" y="{TOP}" width="{frame.width}" height="{frame.height}" '
          f'viewBox="0 0 {frame.width} {frame.height}" overflow="visible">'),
         *_grid(frame), *lines, *dots, "</svg>", *_axis_titles(frame),
-        *_legend(kinds, LEFT + frame.width, TOP + MARGIN), "</svg>",
+        *_legend(kinds, legend_x, TOP + MARGIN), "</svg>",
     ]
     return "\n".join(parts) + "\n"

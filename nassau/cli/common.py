@@ -74,8 +74,9 @@ def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: st
 
 def chart_products_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--products", nargs="+", metavar="OP",
-                   help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
-                        "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+                   help="the product lines the SVG, page, JSON and SeqSee charts carry, in place of the default h0 h1 "
+                        "h2 h3 (name those too to keep them: --products h0 h1 h2 h3 c0): h_i, c0, Ph1, Ph2, d0, e0, "
+                        "c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
 
 
 def axes_arg(p: argparse.ArgumentParser) -> None:
@@ -151,11 +152,11 @@ def stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-def chart_text(text: str, min_degree: int, args: argparse.Namespace) -> str:
+def chart_text(text: str, min_degree: int, args: argparse.Namespace, page: int = 2) -> str:
     """The text chart as --axes asks: with its axes (charts.text.with_axes) when always, or auto and stdout is a
-    terminal; else the reference's bytes."""
+    terminal, and a page other than E2 named above it; else the reference's bytes (E3's rows alone)."""
     if args.axes == "always" or (args.axes == "auto" and sys.stdout.isatty()):
-        return with_axes(text, min_degree)
+        return (f"E{page} = ker d2 / im d2\n" if page == 3 else "") + with_axes(text, min_degree)
     return text
 
 
@@ -179,4 +180,4 @@ def write_outputs(ext: Ext | Chart, args: argparse.Namespace) -> None:
     if args.seqsee:
         write_text_atomic(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
     if getattr(args, "html", None):
-        write_text_atomic(args.html, to_html(chart))
+        write_text_atomic(args.html, ext.html() if isinstance(ext, Ext) else to_html(chart))

@@ -165,7 +165,7 @@ def _compute(args: argparse.Namespace) -> int:
             else:
                 _chart_phase(reporter, ext, any(output_paths(args)))
                 write_outputs(ext, args)
-                text = chart_text(ext.text(), ext.region.min_degree, args)
+                text = chart_text(ext.text(), ext.region.min_degree, args, ext.page)
     stdout(text)
     if lines_only:
         reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
@@ -276,7 +276,7 @@ def _chart(args: argparse.Namespace) -> int:
                    max_t=args.max_t, max_s=args.max_s)
         _chart_phase(reporter, ext, any(output_paths(args)))
         write_outputs(ext, args)
-        text = chart_text(ext.text(), ext.region.min_degree, args)
+        text = chart_text(ext.text(), ext.region.min_degree, args, ext.page)
     if not args.quiet:
         stdout(text)
     return 0
