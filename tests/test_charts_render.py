@@ -162,7 +162,7 @@ def test_the_canvas_fits_the_drawing(tmp_path):
 
     find_browser()
     narrow = Chart("a module with a long name", 2, "standard", 4, 2, 0, rows_rectangle(4, 2), {(0, 0): 1})
-    dots = [MotivicDot(0, 0, 0, None), MotivicDot(0, 1, 1, 1), MotivicDot(1, 1, 2, None), MotivicDot(3, 2, 5, 2)]
+    dots = [MotivicDot(0, 0, 0, 0, None), MotivicDot(0, 1, 1, 0, 1), MotivicDot(1, 1, 2, 0, None), MotivicDot(3, 2, 5, 0, 2)]
     motivic = MotivicChart("M", 12, 3, 0, dots, [("h0", 0, 1, 0), ("h1", 0, 2, 1)])
     documents = {"S_2's shape": to_svg(dense_chart(40, 15)), "title widest": to_svg(narrow),
                  "motivic legend widest": to_motivic_svg(motivic)}

@@ -234,7 +234,7 @@ def test_the_top_row_and_the_last_stem_are_labelled():
 
 
 def motivic_chart(tau_multiple: bool) -> MotivicChart:
-    dots = [MotivicDot(0, 0, 0, None), MotivicDot(0, 1, 1, 1), MotivicDot(1, 1, 2, None), MotivicDot(3, 2, 5, 2)]
+    dots = [MotivicDot(0, 0, 0, 0, None), MotivicDot(0, 1, 1, 0, 1), MotivicDot(1, 1, 2, 0, None), MotivicDot(3, 2, 5, 0, 2)]
     return MotivicChart("M", 4, 3, 0, dots, [("h0", 0, 1, 0), ("h1", 0, 2, int(tau_multiple))])
 
 
