@@ -437,6 +437,31 @@ MUTANTS = [
            (literal("        super().__exit__(exc_type, exc, tb)\n        self._stop()\n",
                     "        super().__exit__(exc_type, exc, tb)\n"),),
            ("tests/test_terminal.py",)),
+    Mutant("motivic: a cell complex's weights from Sq^(2^k) stop one short", "algebra/module/motivic.py",
+           (literal("    for k in range(span.bit_length()):\n", "    for k in range(span.bit_length() - 1):\n"),),
+           ("tests/test_motivic_weights.py",)),
+    Mutant("motivic: --max-weight W leaves out the generators of weight W", "nassau/api/motivic.py",
+           (literal("c.weight <= self.max_weight))", "c.weight < self.max_weight))"),),
+           ("tests/test_motivic_weights.py",)),
+    Mutant("motivic: h3's weight read as that of Sq^6", "nassau/products/motivic_ext.py",
+           (literal("    return weight((1 << i,))\n", "    return weight((2 * i,))\n"),),
+           ("tests/test_motivic_weights.py",)),
+    Mutant("motivic store: the kept kernel saved in the elimination's order", "nassau/store/motivic_save.py",
+           (literal("kept.natural(every, res.field)", "kept.basis"),),
+           ("tests/test_motivic_resume.py",)),
+    Mutant("store: a non-empty folder without a manifest taken over", "nassau/store/save_dir.py",
+           (literal("        elif self.path.exists() and any(self.path.iterdir()):\n"
+                    "            raise StoreError(f\"save directory {self.path} is not empty and has no {MANIFEST}; "
+                    "refusing to use it\")\n", ""),),
+           ("tests/test_save_refusals.py",)),
+    Mutant("processes: workers take Ctrl-C themselves", "nassau/engine/processes.py",
+           (literal("    signal.signal(signal.SIGINT, signal.SIG_IGN)\n", ""),),
+           ("tests/test_processes.py::test_ctrl_c_stops_the_workers_and_keeps_the_save",)),
+    Mutant("Ctrl-C test on worker processes, pytest started with SIGINT ignored (must pass)", "", (),
+           ("tests/test_processes.py::test_ctrl_c_stops_the_workers_and_keeps_the_save",), sigint_ignored=True),
+    Mutant("odd products: a multiple c a_0 or c h_0 read as a_0 or h_0", "nassau/products/ext_algebra.py",
+           (literal("self.scaled(h_matrix(self.module, op, n, s), b.vector[0])", "h_matrix(self.module, op, n, s)"),),
+           ("tests/test_products_multiples.py",)),
 ]
 
 

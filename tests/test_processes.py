@@ -211,19 +211,32 @@ def test_a_table_filled_in_a_forked_process_is_read_here(rng: np.random.Generato
     assert np.array_equal(out, want)
 
 
-def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path) -> None:
+def _default_sigint() -> None:
+    """In the child before exec: pytest started with SIGINT ignored (nohup, a shell's background job) would pass the
+    ignore on, and the run would never see Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("to", ["group", "coordinator"])
+def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path, to: str) -> None:
+    """Ctrl-C in a terminal reaches the whole foreground process group, the workers too, which leave the stopping
+    to the coordinator (no worker's KeyboardInterrupt traceback); `kill -INT` reaches the coordinator alone. The run
+    starts in a session of its own, as a terminal's command does, with SIGINT at its default."""
     save = tmp_path / "save"
     # A run of several seconds, so that the signal lands while it works (stem 70, s <= 15 now ends in 2 s).
     proc = subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", "90", "--max-s", "30",
                              "--threads", "2", "--processes", "--save-dir", str(save)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
     deadline = time.time() + 120  # the worker is forked once the run's first, light jobs are done here
     while time.time() < deadline and proc.poll() is None and (len(list(save.glob("bidegrees/*.bin"))) < 40
                                                               or not _children(proc.pid)):
         time.sleep(0.01)
     children = _children(proc.pid)
     assert len(children) == 1, children  # and the other worker is a thread of the run's own process
-    proc.send_signal(signal.SIGINT)
+    if to == "group":
+        os.killpg(proc.pid, signal.SIGINT)
+    else:
+        proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()[-2000:]
     assert b"Traceback" not in err and b"interrupted" in err
