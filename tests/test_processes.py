@@ -234,7 +234,17 @@ def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path, to: str) ->
     children = _children(proc.pid)
     assert len(children) == 1, children  # and the other worker is a thread of the run's own process
     if to == "group":
-        os.killpg(proc.pid, signal.SIGINT)
+        # Where the worker waits for its next job, a Ctrl-C it took itself would surface (in a job it is handed to the
+        # coordinator): stop the coordinator so that the worker runs out of jobs, and press Ctrl-C once it waits.
+        os.kill(proc.pid, signal.SIGSTOP)
+        try:
+            assert _waits(children[0]), "the worker never ran out of jobs"
+            os.killpg(proc.pid, signal.SIGINT)
+            deadline = time.time() + 1.5  # time for a worker that took it to print its traceback and end
+            while time.time() < deadline and _alive(children[0]):
+                time.sleep(0.05)
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
     else:
         proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
@@ -267,6 +277,20 @@ def test_a_worker_leaves_when_the_coordinator_is_killed(tmp_path: Path) -> None:
     while time.time() < deadline and any(_alive(pid) for pid in children):
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in children), "a worker outlived its coordinator"
+
+
+def _waits(pid: int, timeout: float = 60) -> bool:
+    """Whether process pid's main thread comes to wait on a lock (its job queue) and uses no CPU for 0.3 s."""
+    def ticks() -> tuple[str, ...]:
+        return tuple(Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[11:13])
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        before = ticks()
+        time.sleep(0.3)
+        if ticks() == before and Path(f"/proc/{pid}/task/{pid}/wchan").read_text().startswith("futex"):
+            return True
+    return False
 
 
 def _cmdline(pid: int) -> bytes:
