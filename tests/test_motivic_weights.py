@@ -17,6 +17,7 @@ from algebra.module.loader import load_module
 from algebra.module.motivic import load_motivic
 from algebra.module.spec import ModuleError
 from tests.helpers import run_cli
+from tests.oracles.motivic import rank
 
 BUNDLED = Path(__file__).resolve().parent.parent / "algebra" / "module" / "bundled"
 
@@ -119,22 +120,7 @@ def h_rank(run, basis: dict, op: str, source: tuple[int, int, int]) -> int:
         for y, k in terms:
             if y.torsion is None or j + k < y.torsion:
                 matrix[r, where[(y.stem, y.s, y.weight, j + k)]] ^= 1
-    return f2_rank(matrix)
-
-
-def f2_rank(matrix: np.ndarray) -> int:
-    m = matrix.copy()
-    rank = 0
-    for col in range(m.shape[1]):
-        pivot = next((r for r in range(rank, m.shape[0]) if m[r, col]), None)
-        if pivot is None:
-            continue
-        m[[rank, pivot]] = m[[pivot, rank]]
-        for r in range(m.shape[0]):
-            if r != rank and m[r, col]:
-                m[r] ^= m[rank]
-        rank += 1
-    return rank
+    return rank(matrix)
 
 
 @pytest.fixture(scope="module")
