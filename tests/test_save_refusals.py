@@ -66,14 +66,16 @@ def test_a_file_is_refused_and_left_alone(tmp_path: Path, rng: np.random.Generat
 
 
 @pytest.mark.parametrize("kind, args, needle", [
-    ("standard", ("resolve", "C2", "--stem", "8", "--max-s", "3", "--quiet"), "was made for module S_2"),
+    ("standard", ("resolve", "C2", "--stem", "8", "--max-s", "3", "--quiet"), "not for module C2 over A with"),
     ("standard", ("resolve", "tmf2", "--stem", "8", "--max-s", "3", "--quiet"), "not for module tmf2 over A(2)"),
     ("standard", ("resolve", "S_3", "--stem", "8", "--max-s", "3", "--quiet"), "not for module S_3"),
-    ("standard", (*STABLE, "--algorithm", "nassau"), "with the standard algorithm"),
-    ("standard", MOTIVIC, "with the standard algorithm"),
-    ("motivic", STABLE, "with the motivic algorithm"),
-    ("unstable", ("resolve", "S_2[5]", "--stem", "10", "--max-s", "3", "--quiet"), "unstable"),
-    ("standard", UNSTABLE, "refusing to use it"),
+    ("standard", (*STABLE, "--algorithm", "nassau"),
+     "standard algorithm (format 1), not for module S_2 over A with the nassau"),
+    ("standard", MOTIVIC, "not for module S_2 over A with the motivic algorithm"),
+    ("motivic", STABLE, "made for module S_2 over A with the motivic algorithm"),
+    ("unstable", ("resolve", "S_2[5]", "--stem", "10", "--max-s", "3", "--quiet"),
+     "made for module S_2[5] over A with the unstable algorithm"),
+    ("standard", UNSTABLE, "not for module S_2[5] over A with the unstable algorithm"),
 ], ids=["module", "algebra", "prime", "algorithm", "motivic-on-classical", "classical-on-motivic",
         "stable-on-unstable", "unstable-on-stable"])
 def test_a_directory_made_for_another_run_is_refused_and_left_alone(tmp_path: Path, made: dict[str, Path],
