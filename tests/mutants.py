@@ -298,7 +298,7 @@ MUTANTS = [
            (literal("    for end in theirs:\n        end.close()\n", ""),),
            ("tests/test_processes.py::test_a_worker_leaves_when_the_coordinator_is_killed",)),
     Mutant("processes: every worker forked, none on a thread here", "nassau/engine/processes.py",
-           (literal("for k in range(workers - 1):  # and one worker here", "for k in range(workers):"),),
+           (literal("for k in range(workers - 1):  # and one worker here, the last", "for k in range(workers):"),),
            ("tests/test_processes.py::test_ctrl_c_stops_the_workers_and_keeps_the_save",)),
     Mutant("processes: a worker is sent its own results back", "nassau/engine/processes.py",
            (literal(" if origin != k]", "]"),),
