@@ -10,12 +10,14 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from charts.atomic import write_text_atomic
 from charts.html import to_html
-from charts.json_export import write_json
+from charts.json_export import dumps as json_dumps
+from charts.json_export import to_json
 from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
@@ -95,8 +97,14 @@ def check_output(path: str | None) -> None:
         raise UserError(f"cannot write {path}: it is a directory")
     if not parent.is_dir():
         raise UserError(f"cannot write {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+    if p.exists() and not os.access(p, os.W_OK):
         raise UserError(f"cannot write {path}: permission denied")
+    try:  # as the file will be written (charts.atomic): a new file beside it, where root too may be refused (/proc)
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{p.name}.", suffix=".probe")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: no file can be made in {parent} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _check_gpu() -> None:
@@ -159,6 +167,15 @@ def chart_text(text: str, min_degree: int, args: argparse.Namespace) -> str:
     return text
 
 
+def write_file(path: str | os.PathLike[str], text: str) -> None:
+    """Write an output file atomically (charts.atomic); a write that fails even so (the disk full, the directory
+    gone since check_output) is a one-line error, not a traceback."""
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 def stdout_lines(lines: Iterable[str]) -> None:
     stdout("".join(line + "\n" for line in lines))
 
@@ -173,10 +190,10 @@ def write_outputs(ext: Ext | Chart, args: argparse.Namespace) -> None:
         return
     chart = ext.chart if isinstance(ext, Ext) else ext
     if args.json:
-        write_json(chart, args.json)
+        write_file(args.json, json_dumps(to_json(chart)))
     if args.svg:
-        write_text_atomic(args.svg, to_svg(chart))
+        write_file(args.svg, to_svg(chart))
     if args.seqsee:
-        write_text_atomic(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
+        write_file(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
     if getattr(args, "html", None):
-        write_text_atomic(args.html, to_html(chart))
+        write_file(args.html, to_html(chart))

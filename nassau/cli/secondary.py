@@ -15,11 +15,10 @@ import argparse
 from typing import Any
 
 from algebra.module.loader import load_module
-from charts.atomic import write_text_atomic
 from charts.json_export import dumps
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, unit_beside
-from nassau.cli.common import check_request, computation_args, resolve_module, stdout, stdout_lines
+from nassau.cli.common import check_request, computation_args, resolve_module, stdout, stdout_lines, write_file
 from nassau.engine.errors import RegionError
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
@@ -51,7 +50,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--massey", nargs=2, metavar=("A", "B"),
                       help="<A, B, c> in Mod_{Cλ²} for every c of Ext(S_2) with B c = 0; A (over MODULE) and B "
                            "(over S_2) are NAME=n,s,[v], NAME=n,s,[v]+λNAME2=[w] or λNAME2=n,s,[w] (w at (n, s+1))")
-    p.add_argument("--json", metavar="FILE", help="also write the result as JSON (see README)")
+    p.add_argument("--json", metavar="FILE", help="also write the result as JSON (layout: docs/secondary.md)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             region = mod.region
             head = {"module": mod.label, "algorithm": mod.algorithm,
                     "region": {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}}
-            write_text_atomic(args.json, dumps(head | result))
+            write_file(args.json, dumps(head | result))
         return 0
 
 
