@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterable
@@ -161,9 +162,11 @@ def stdout(text: str) -> None:
 
 def chart_text(text: str, min_degree: int, args: argparse.Namespace) -> str:
     """The text chart as --axes asks: with its axes (charts.text.with_axes) when always, or auto and stdout is a
-    terminal; else the reference's bytes."""
-    if args.axes == "always" or (args.axes == "auto" and sys.stdout.isatty()):
-        return with_axes(text, min_degree)
+    terminal; else the reference's bytes. On a terminal the chart is cut into panels of stems that fit its width
+    (the chart of S_2 through stem 40 is 85 columns wide)."""
+    terminal = sys.stdout.isatty()
+    if args.axes == "always" or (args.axes == "auto" and terminal):
+        return with_axes(text, min_degree, shutil.get_terminal_size().columns if terminal else None)
     return text
 
 
