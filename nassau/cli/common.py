@@ -1,7 +1,7 @@
 """What every command of the CLI shares: the arguments they have in common, the checks made before any work, the
 one way a command resolves its module, and writing to stdout and to files.
 
-A command module (resolve, products, secondary, unstable, tools) imports this and the API, never another command
+A command module (resolve, products, secondary, unstable, tools, modules) imports this and the API, never another command
 module. Every user error is raised as an exception that nassau.cli.main prints as one line with status 2.
 """
 from __future__ import annotations
@@ -63,8 +63,8 @@ def quiet_arg(p: argparse.ArgumentParser) -> None:
 
 def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: str = "") -> None:
     p.add_argument("module", metavar=name,
-                   help=about + "S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], NAME@adem, A^B (tensor product), "
-                                "or a path to a module JSON file")
+                   help=about + "S_2, C2, Joker, tmf2, ... (bundled: `nassau modules` lists all 46), NAME[shift], "
+                                "NAME@adem, A^B (tensor product), or a path to a module JSON file")
     region_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "

@@ -2,7 +2,7 @@
 
 Every user error ends in one line on stderr and exit status 2; Ctrl-C ends with status 130 and keeps what the save
 directory already holds. Outputs are written atomically, so a file that exists is whole. Each command group lives in
-a module of its own (resolve, products, secondary, unstable, tools) with its COMMANDS, add_parsers, run and the
+a module of its own (resolve, products, secondary, unstable, tools, modules) with its COMMANDS, add_parsers, run and the
 ERRORS it raises for bad input; what they share is nassau.cli.common.
 """
 from __future__ import annotations
@@ -15,13 +15,13 @@ from importlib.metadata import version
 
 from algebra.milnor import warmup
 from algebra.module.spec import ModuleError
-from nassau.cli import products, resolve, secondary, tools, unstable
+from nassau.cli import modules, products, resolve, secondary, tools, unstable
 from nassau.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, UserError
 from nassau.engine.errors import EngineError
 from nassau.engine.scheduler import JobFailed
 from nassau.store.save_dir import StoreError
 
-GROUPS = (resolve, products, secondary, unstable, tools)
+GROUPS = (resolve, products, secondary, unstable, tools, modules)
 #: What is printed as one line with status 2: bad input found anywhere, by any command.
 ERRORS = (UserError, ModuleError, EngineError, StoreError, *(e for group in GROUPS for e in group.ERRORS))
 
