@@ -1,8 +1,8 @@
 """What every command of the CLI shares: the arguments they have in common, the checks made before any work, the
 one way a command resolves its module, and writing to stdout and to files.
 
-A command module (resolve, products, secondary, unstable, tools, modules) imports this and the API, never another command
-module. Every user error is raised as an exception that nassau.cli.main prints as one line with status 2.
+A command module (resolve, products, secondary, unstable, tools, modules) imports this and the API, never another
+command module. Every user error is raised as an exception that nassau.cli.main prints as one line with status 2.
 """
 from __future__ import annotations
 

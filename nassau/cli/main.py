@@ -11,7 +11,6 @@ import argparse
 import difflib
 import re
 import sys
-from importlib.metadata import version
 
 from algebra.milnor import warmup
 from algebra.module.spec import ModuleError
@@ -91,13 +90,25 @@ def _closest(word: str, choices) -> str:
     return f" (did you mean {match[0]}?)" if match else ""
 
 
+class _Version(argparse.Action):
+    """--version: the installed package's version, read from its metadata only when asked (reading it costs every
+    run 10-20 ms: importlib.metadata's scan of the path and its email parser)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        
+        from importlib.metadata import version
+
+        parser._print_message(f"nassau {version('nassau')}\n", sys.stdout)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="nassau",
         description="Compute Ext over the mod-p Steenrod algebra (the Adams E2 page): minimal resolutions, charts, "
                     "products.",
     )
-    parser.add_argument("--version", action="version", version=f"nassau {version('nassau')}")
+    parser.add_argument("--version", action=_Version, nargs=0, help="print nassau's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in GROUPS:
         group.add_parsers(sub)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from algebra.module.catalog import bundled, table
 from nassau.cli.common import stdout_lines
 
 COMMANDS = ("modules",)
@@ -21,5 +20,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from algebra.module.catalog import bundled, table  # here: no other command reads the catalog
+
     stdout_lines(table([e for e in bundled() if args.prime is None or e.prime == args.prime]))
     return 0

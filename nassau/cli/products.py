@@ -35,9 +35,6 @@ from nassau.products.ext_algebra import ExtAlgebra, is_unit_module, unit_module
 from nassau.products.ext_class import ClassError, ExtClass, parse_class, parse_named_class
 from nassau.products.massey import MasseyError, massey_products, shift_of
 from nassau.products.product_lines import Row, lines, map_rows, product_rows, shifted_region
-from nassau.products.sq0 import sq0_rows
-from nassau.products.steenrod import squares, steenrod_lines
-from nassau.products.yoneda import Yoneda, yoneda_lines
 
 COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
 #: The commands whose constructions are p = 2 only (Sq^0 and the squares; Yoneda's truncations read Sq^{2^j}).
@@ -208,6 +205,8 @@ def _massey(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- Sq^0 --------------------------------------------------------------------------------------------------------
 def _sq0(args: argparse.Namespace) -> dict[str, Any]:
+    from nassau.products.sq0 import sq0_rows  # here, as in _yoneda and _steenrod: the other commands need none
+
     with resolve_module(args) as mod:
         if not is_unit_module(mod.module):
             raise UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
@@ -237,6 +236,8 @@ def _resolve_for_class(args: argparse.Namespace, region_of) -> tuple[Resolved, E
 
 
 def _yoneda(args: argparse.Namespace) -> dict[str, Any]:
+    from nassau.products.yoneda import Yoneda, yoneda_lines
+
     mod, x = _resolve_for_class(args, lambda c: {"max_s": c.s, "max_stem": c.n})
     with Reporter(None, f"{mod.label}: a Yoneda representative of {x}", args.quiet) as reporter:
         y = Yoneda(mod.resolution, x)
@@ -250,6 +251,8 @@ def _yoneda(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- Steenrod squares ---------------------------------------------------------------------------------------------
 def _steenrod(args: argparse.Namespace) -> dict[str, Any]:
+    from nassau.products.steenrod import squares, steenrod_lines
+
     if not is_unit_module(load_module(args.module)):
         raise UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
     mod, x = _resolve_for_class(args, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})

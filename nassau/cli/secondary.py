@@ -12,7 +12,7 @@ same algorithm over the region the reference gives it.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from algebra.module.loader import load_module
 from charts.json_export import dumps
@@ -27,9 +27,11 @@ from nassau.products.ext_algebra import is_unit_module
 from nassau.products.ext_class import parse_named_class
 from nassau.secondary.homotopy import SecondaryHomotopy, check_secondary, d2_entries, d2_lines, secondary_homotopy
 from nassau.secondary.lift import SecondaryError
-from nassau.secondary.massey import LambdaClass, parse_lambda_class, secondary_massey
-from nassau.secondary.product import SecondaryExt, secondary_products
 from nassau.store.save_dir import SaveDir
+
+if TYPE_CHECKING:
+    from nassau.secondary.massey import LambdaClass
+    from nassau.secondary.product import SecondaryExt
 
 COMMANDS = ("secondary",)
 ERRORS = (SecondaryError, LiftError)
@@ -54,6 +56,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from nassau.secondary.massey import parse_lambda_class  # here, as the Mod_{C lambda^2} parts: other commands
+
     check_request(args, (args.json,), gpu=True)
     products = [parse_named_class(text) for text in args.product or []]
     massey = [parse_lambda_class(text) for text in args.massey or []]
@@ -82,6 +86,8 @@ def _secondary_ext(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy
                    reach: tuple[int, int]) -> SecondaryExt:
     """M's lift beside the unit's: M's own when M is k, else S_2 resolved through (stem, s) of M's region less
     `reach` (as the reference resolves its unit) and lifted."""
+    from nassau.secondary.product import SecondaryExt
+
     region = mod.region
     if is_unit_module(mod.module):
         return SecondaryExt(h, region, h, region, args.threads)
@@ -102,6 +108,8 @@ def _lifted(args: argparse.Namespace, res: Resolution, region: Region, label: st
 
 
 def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, named: list) -> dict[str, Any]:
+    from nassau.secondary.product import secondary_products
+
     ext = _secondary_ext(args, mod, h, (min(c.n for _, c in named), min(c.s for _, c in named)))
     text, found = [], []
     with Reporter(None, f"{mod.label}: products in Mod_{{Cλ²}}", args.quiet):
@@ -118,6 +126,8 @@ def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, nam
 
 def _massey(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, a: LambdaClass,
             b: LambdaClass) -> dict[str, Any]:
+    from nassau.secondary.massey import secondary_massey
+
     ext = _secondary_ext(args, mod, h, (a.n, a.s))
     with Reporter(None, f"{mod.label}: Massey products in Mod_{{Cλ²}}", args.quiet):
         rows = secondary_massey(ext, a, b)
