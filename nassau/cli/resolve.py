@@ -10,7 +10,6 @@ import argparse
 
 from algebra.module.loader import load_module
 from algebra.module.writer import fd_json
-from charts.atomic import write_text_atomic
 from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
@@ -32,6 +31,7 @@ from nassau.cli.common import (
     region_of,
     stdout,
     threads_arg,
+    write_file,
     write_outputs,
 )
 from nassau.engine.resolve import choose_algorithm
@@ -100,7 +100,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 
 def _chart_files(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
+    p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (layout: docs/charts.md)")
     p.add_argument("--svg", metavar="FILE", help="also draw the chart (with its product lines) as SVG")
     p.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
@@ -200,11 +200,11 @@ def _motivic(args: argparse.Namespace) -> int:
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()
         if args.json:
-            write_text_atomic(args.json, run.json_text())
+            write_file(args.json, run.json_text())
         if args.svg:
-            write_text_atomic(args.svg, run.svg())
+            write_file(args.svg, run.svg())
         if args.html:
-            write_text_atomic(args.html, run.html())
+            write_file(args.html, run.html())
         wrong = run.tau_inverted_mismatches() if args.tau_inverted else []
     stdout(text)
     if args.tau_inverted:
@@ -241,7 +241,7 @@ def _tensor(args: argparse.Namespace) -> int:
     check_output(args.output)
     text = fd_json(load_module(f"{args.module}^{args.target}")) + "\n"
     if args.output:
-        write_text_atomic(args.output, text)
+        write_file(args.output, text)
     else:
         stdout(text)
     return 0
