@@ -25,17 +25,8 @@ _ONE = np.uint64(1)
 def left_kernel(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> Subspace:
     """ker (x -> x A), A = rows[order][:, columns] (packed F2 rows): an RREF Subspace over the rows in `order`,
     the kernel reduce_with_identity(A, len(columns)) returns."""
-    check_matrix(rows, 0)
+    transpose, pivots = _reduced_transpose(rows, columns, order)
     n = len(order)
-    if rows.shape[0] != n:
-        raise ValueError(f"order must list each of the {rows.shape[0]} rows once, got {n} entries")
-    place = np.empty(n, dtype=np.int64)  # row -> its column of A^T, the order reversed
-    place[np.asarray(order, dtype=np.int64)] = n - 1 - np.arange(n, dtype=np.int64)
-    column_of = np.full(rows.shape[1] * 64, -1, dtype=np.int64)
-    column_of[np.asarray(columns, dtype=np.int64)] = np.arange(len(columns), dtype=np.int64)
-    transpose = np.zeros((len(columns), words(n)), dtype=np.uint64)
-    _scatter_transposed(rows, n, place, column_of, transpose)
-    pivots = row_reduce(transpose, n) if len(columns) and n else np.zeros(0, dtype=np.int64)
     # The null space: a vector per non-pivot column j of A^T (the last first), with its 1 at j and R[r, j] at the
     # pivot of each row r, all read back in `order` (position n - 1 - j).
     free = np.ones(n, dtype=bool)
@@ -49,6 +40,52 @@ def left_kernel(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> Sub
                                                                             (kernel_pivots & 63).astype(np.uint64))
     _scatter_transposed(transpose, len(pivots), n - 1 - pivots, slot, basis)
     return Subspace.from_rref(basis, kernel_pivots, n)
+
+
+def triangular_split(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For A (packed, n x ncols): the rows independent of the rows after them (Q, increasing: where an RREF basis of
+    ker (x -> x A) has no pivot, left_kernel with the rows in their order), the columns in the span of the columns
+    before them (increasing: the non-pivot columns of A's RREF), and L (ncols x |Q|, packed, zero on those
+    columns) with (z L) A[Q] = z on every other column, for any z: a solver for the square invertible block.
+
+    One reduction does all three: [A^T | I] with A^T's columns (A's rows) and its rows (A's columns) both reversed.
+    Its rows with a pivot in A^T have their pivots at Q and, in the identity part, E with E A^T[:, Q] = I; the others
+    are relations among A's columns, whose pivots (each relation's last column) are the dependent columns, and
+    being reduced there E is zero on them, so E is the inverse of A[Q] on the other columns and L its transpose."""
+    check_matrix(a, ncols)
+    n = a.shape[0]
+    head = words(n) * 64
+    aug = np.zeros((ncols, words(n) + words(ncols)), dtype=np.uint64)
+    backwards = np.arange(ncols - 1, -1, -1, dtype=np.int64)
+    column_of = np.full(a.shape[1] * 64, -1, dtype=np.int64)
+    column_of[:ncols] = backwards
+    _scatter_transposed(a, n, n - 1 - np.arange(n, dtype=np.int64), column_of, aug)
+    ident = np.arange(ncols, dtype=np.int64) + head
+    aug[np.arange(ncols), ident >> 6] |= np.left_shift(np.uint64(1), (ident & 63).astype(np.uint64))
+    pivots = row_reduce(aug, head + ncols) if ncols else np.zeros(0, dtype=np.int64)
+    rank = int(np.searchsorted(pivots, n))
+    independent = (n - 1 - pivots[:rank])[::-1].copy()
+    dependent = np.sort(ncols - 1 - (pivots[rank:] - head))
+    solver = np.zeros((ncols, words(rank)), dtype=np.uint64)
+    _scatter_transposed(np.ascontiguousarray(aug[:rank, words(n):]), rank, rank - 1 - np.arange(rank, dtype=np.int64),
+                        np.concatenate([backwards, np.full(words(ncols) * 64 - ncols, -1, dtype=np.int64)]), solver)
+    return independent, dependent, solver
+
+
+def _reduced_transpose(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A^T with its columns (A's rows in `order`) reversed, in RREF, and its pivot columns."""
+    check_matrix(rows, 0)
+    n = len(order)
+    if rows.shape[0] != n:
+        raise ValueError(f"order must list each of the {rows.shape[0]} rows once, got {n} entries")
+    place = np.empty(n, dtype=np.int64)  # row -> its column of A^T, the order reversed
+    place[np.asarray(order, dtype=np.int64)] = n - 1 - np.arange(n, dtype=np.int64)
+    column_of = np.full(rows.shape[1] * 64, -1, dtype=np.int64)
+    column_of[np.asarray(columns, dtype=np.int64)] = np.arange(len(columns), dtype=np.int64)
+    transpose = np.zeros((len(columns), words(n)), dtype=np.uint64)
+    _scatter_transposed(rows, n, place, column_of, transpose)
+    pivots = row_reduce(transpose, n) if len(columns) and n else np.zeros(0, dtype=np.int64)
+    return transpose, pivots
 
 
 @njit(cache=True, nogil=True)
