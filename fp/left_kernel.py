@@ -55,21 +55,12 @@ def triangular_split(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray,
     check_matrix(a, ncols)
     n = a.shape[0]
     head = words(n) * 64
-    aug = np.zeros((ncols, words(n) + words(ncols)), dtype=np.uint64)
-    backwards = np.arange(ncols - 1, -1, -1, dtype=np.int64)
-    column_of = np.full(a.shape[1] * 64, -1, dtype=np.int64)
-    column_of[:ncols] = backwards
-    _scatter_transposed(a, n, n - 1 - np.arange(n, dtype=np.int64), column_of, aug)
-    ident = np.arange(ncols, dtype=np.int64) + head
-    aug[np.arange(ncols), ident >> 6] |= np.left_shift(np.uint64(1), (ident & 63).astype(np.uint64))
+    aug = _transposed_with_identity(a, n, ncols)
     pivots = row_reduce(aug, head + ncols) if ncols else np.zeros(0, dtype=np.int64)
     rank = int(np.searchsorted(pivots, n))
     independent = (n - 1 - pivots[:rank])[::-1].copy()
     dependent = np.sort(ncols - 1 - (pivots[rank:] - head))
-    solver = np.zeros((ncols, words(rank)), dtype=np.uint64)
-    _scatter_transposed(np.ascontiguousarray(aug[:rank, words(n):]), rank, rank - 1 - np.arange(rank, dtype=np.int64),
-                        np.concatenate([backwards, np.full(words(ncols) * 64 - ncols, -1, dtype=np.int64)]), solver)
-    return independent, dependent, solver
+    return independent, dependent, _solver(aug, rank, words(n), ncols)
 
 
 def _reduced_transpose(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -103,3 +94,44 @@ def _scatter_transposed(src, nrows, row_to, column_to, out):
                 x &= x - _ONE
                 if c >= 0:
                     out[c, wi] |= bit
+
+
+@njit(cache=True, nogil=True)
+def _transposed_with_identity(a, n, ncols):
+    """[A^T | I] with A^T's rows (A's first ncols columns) and columns (A's rows) both reversed, I after a word
+    boundary."""
+    head = (n + 63) >> 6
+    aug = np.zeros((ncols, head + ((ncols + 63) >> 6)), dtype=np.uint64)
+    for r in range(n):
+        i = n - 1 - r
+        bit = _ONE << np.uint64(i & 63)
+        wi = i >> 6
+        for w in range(a.shape[1]):
+            x = a[r, w]
+            while x:
+                c = (w << 6) + ctz(x)
+                x &= x - _ONE
+                if c < ncols:
+                    aug[ncols - 1 - c, wi] |= bit
+    for c in range(ncols):
+        j = (head << 6) + c
+        aug[c, j >> 6] |= _ONE << np.uint64(j & 63)
+    return aug
+
+
+@njit(cache=True, nogil=True)
+def _solver(aug, rank, head, ncols):
+    """L from the reduced [A^T | I] (triangular_split): L[c, rank - 1 - i] = the identity part of row i at A's
+    column c (the identity's column ncols - 1 - c)."""
+    out = np.zeros((ncols, (rank + 63) >> 6), dtype=np.uint64)
+    for i in range(rank):
+        col = rank - 1 - i
+        bit = _ONE << np.uint64(col & 63)
+        wc = col >> 6
+        for w in range(head, aug.shape[1]):
+            x = aug[i, w]
+            while x:
+                j = ((w - head) << 6) + ctz(x)
+                x &= x - _ONE
+                out[ncols - 1 - j, wc] |= bit
+    return out
