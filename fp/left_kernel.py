@@ -42,20 +42,24 @@ def left_kernel(rows: np.ndarray, columns: np.ndarray, order: np.ndarray) -> Sub
     return Subspace.from_rref(basis, kernel_pivots, n)
 
 
-def triangular_split(a: np.ndarray, ncols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """For A (packed, n x ncols): the rows independent of the rows after them (Q, increasing: where an RREF basis of
-    ker (x -> x A) has no pivot, left_kernel with the rows in their order), the columns in the span of the columns
-    before them (increasing: the non-pivot columns of A's RREF), and L (ncols x |Q|, packed, zero on those
-    columns) with (z L) A[Q] = z on every other column, for any z: a solver for the square invertible block.
+def triangular_split(a: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For A = a[rows][:, columns] (a packed, n = len(rows), ncols = len(columns)): the rows of A independent of the
+    rows after them (Q, increasing: where an RREF basis of ker (x -> x A) has no pivot, left_kernel with the rows in
+    their order), the columns of A in the span of the columns before them (increasing: the non-pivot columns of A's
+    RREF), and L (ncols x |Q|, packed, zero on those columns) with (z L) A[Q] = z on every other column, for any z:
+    a solver for the square invertible block.
 
     One reduction does all three: [A^T | I] with A^T's columns (A's rows) and its rows (A's columns) both reversed.
     Its rows with a pivot in A^T have their pivots at Q and, in the identity part, E with E A^T[:, Q] = I; the others
     are relations among A's columns, whose pivots (each relation's last column) are the dependent columns, and
     being reduced there E is zero on them, so E is the inverse of A[Q] on the other columns and L its transpose."""
-    check_matrix(a, ncols)
-    n = a.shape[0]
+    check_matrix(a, 0)
+    rows, columns = np.asarray(rows, dtype=np.int64), np.asarray(columns, dtype=np.int64)
+    if len(columns) and int(columns.max()) >= 64 * a.shape[1]:
+        raise ValueError(f"columns must lie below {64 * a.shape[1]}")
+    n, ncols = len(rows), len(columns)
     head = words(n) * 64
-    aug = _transposed_with_identity(a, n, ncols)
+    aug = _transposed_with_identity(a, rows, columns)
     pivots = row_reduce(aug, head + ncols) if ncols else np.zeros(0, dtype=np.int64)
     rank = int(np.searchsorted(pivots, n))
     independent = (n - 1 - pivots[:rank])[::-1].copy()
@@ -97,25 +101,32 @@ def _scatter_transposed(src, nrows, row_to, column_to, out):
 
 
 @njit(cache=True, nogil=True)
-def _transposed_with_identity(a, n, ncols):
-    """[A^T | I] with A^T's rows (A's first ncols columns) and columns (A's rows) both reversed, I after a word
-    boundary."""
+def _transposed_with_identity(a, rows, columns):
+    """[A^T | I], A = a[rows][:, columns], with A^T's rows (A's columns) and columns (A's rows) both reversed, I
+    after a word boundary."""
+    n, ncols = rows.shape[0], columns.shape[0]
     head = (n + 63) >> 6
     aug = np.zeros((ncols, head + ((ncols + 63) >> 6)), dtype=np.uint64)
+    column_of = np.full(a.shape[1] << 6, -1, dtype=np.int64)  # a's column -> its row of A^T
+    lo, hi = a.shape[1], 0
+    for j in range(ncols):
+        column_of[columns[j]] = ncols - 1 - j
+        lo, hi = min(lo, columns[j] >> 6), max(hi, (columns[j] >> 6) + 1)
     for r in range(n):
         i = n - 1 - r
         bit = _ONE << np.uint64(i & 63)
         wi = i >> 6
-        for w in range(a.shape[1]):
-            x = a[r, w]
+        src = rows[r]
+        for w in range(lo, hi):
+            x = a[src, w]
             while x:
-                c = (w << 6) + ctz(x)
+                j = column_of[(w << 6) + ctz(x)]
                 x &= x - _ONE
-                if c < ncols:
-                    aug[ncols - 1 - c, wi] |= bit
+                if j >= 0:
+                    aug[j, wi] |= bit
     for c in range(ncols):
-        j = (head << 6) + c
-        aug[c, j >> 6] |= _ONE << np.uint64(j & 63)
+        k = (head << 6) + c
+        aug[c, k >> 6] |= _ONE << np.uint64(k & 63)
     return aug
 
 

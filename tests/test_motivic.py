@@ -135,7 +135,8 @@ def test_no_step_eliminates_its_whole_coordinate_matrix(monkeypatch: pytest.Monk
         return real_step(rows, weights, cycles, res)
 
     monkeypatch.setattr(engine, "left_kernel", lambda *args: whole.append(args))
-    monkeypatch.setattr(engine, "triangular_split", lambda a, ncols: split.append(a.shape[0]) or real_split(a, ncols))
+    monkeypatch.setattr(engine, "triangular_split",
+                        lambda a, rows, columns: split.append(len(rows)) or real_split(a, rows, columns))
     monkeypatch.setattr(engine, "reduce_weighted", step)
     resolve_motivic(load_motivic("S_2"), Region(max_s=4, min_degree=0, max_stem=8))
     assert whole == []

@@ -160,7 +160,7 @@ def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles | Fact
         here = np.nonzero(cycles.weights == w)[0]
         mine = np.nonzero(weights == w)[0]
         if len(mine):
-            q, dependent, solver = triangular_split(f.gather(coords[mine], here), len(here))
+            q, dependent, solver = triangular_split(coords, mine, here)
             fresh[here] = False
             fresh[here[dependent]] = True
             if len(q):
