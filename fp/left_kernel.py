@@ -6,8 +6,12 @@ in that order: each vector's first 1, its pivot, is a 0 in every other vector. T
 R of A^T (m <= n rows, n columns), about a third of the work: with A^T's columns in reverse order, each non-pivot
 column j gives the vector with a 1 at j and R[r, j] at the pivot column of each row r (the null space of A^T),
 which is 0 at every other non-pivot column; read back in the given order, the vector's first 1 is at j. An RREF
-basis of a space is unique, so the two are the same bit for bit (tests/test_left_kernel.py checks it on random
+basis of a space is unique, so the two are the same bit for bit (tests/test_fp_left_kernel.py checks it on random
 matrices against reduce_with_identity, the obvious twin).
+
+triangular_split reads from one reduction of [A^T | I] what the motivic step needs of each weight's block: the rows
+independent of the later ones (the complement of left_kernel's pivots), the columns dependent on the earlier ones,
+and a solver for the square block they leave (the same test file checks all three against their twins).
 """
 from __future__ import annotations
 
