@@ -231,4 +231,4 @@ def test_max_weight_keeps_the_generators_of_that_weight(tmp_path: Path, rng: np.
         assert data["generators"] == [g for g in whole["generators"] if g["weight"] <= w]
         assert any(g["weight"] == w for g in data["generators"])
         if w == 3:
-            assert any(line.startswith("(3, 3, 3) ") for line in lines)
+            assert any(line.startswith("(3, 3, 3)[") for line in lines)
