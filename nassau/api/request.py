@@ -24,6 +24,10 @@ from nassau.api.ext import Ext
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
+from nassau.cost import calibration
+from nassau.cost.budget import HeldRun, fitted, largest_stem, refusal
+from nassau.cost.estimate import Estimate
+from nassau.cost.memory import BudgetError, available_bytes, parse_size
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -66,6 +70,45 @@ class Request:
     cluster: str | None = None
     workers: int | None = None
     processes: bool = False
+    #: The memory budget in bytes the run is held to (None: not held), whether it was named (else the memory
+    #: available), and whether a run whose estimate exceeds it goes ahead anyway.
+    memory: int | None = None
+    memory_named: bool = False
+    force: bool = False
+    _plan: tuple[Estimate | None, int | None] | None = None
+
+    @property
+    def small(self) -> bool:
+        """Whether the run lies inside its module's probe (a fraction of a second): it gets no estimate of its own
+        unless asked, since the probe would be the run itself."""
+        probe = calibration.probe_region(self.module, self.region)
+        return self.region.max_s <= probe.max_s and self.region.chart_max_stem <= probe.max_stem
+
+    def estimate(self, timed: bool = True) -> Estimate:
+        """What the run will cost (nassau.cost.estimate), with its product tables sized for the memory budget when
+        it has one. timed: with the wall time (calibrating this machine once, a few seconds, if it never was)."""
+        est, _ = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
+                        self.memory if self.memory is not None else available_bytes(), timed=timed)
+        return est
+
+    def plan(self) -> Estimate | None:
+        """Check the run against its memory budget before any work: EngineError (one line, naming the estimate and
+        the largest stem that fits) when the estimate exceeds it, unless forced. Returns the estimate shown at the
+        start of the run (None for a small run, or one that is not held to a budget)."""
+        if self._plan is not None:
+            return self._plan[0]
+        if self.memory is None or self.small or self.cluster is not None or self.workers is not None:
+            self._plan = (None, None)
+            return None
+        gm = calibration.probe(self.module, self.spec, self.algorithm, self.region)
+        est, tables = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
+                             self.memory, gm, timed=False)
+        if est.peak_bytes > self.memory and not self.force:
+            largest = largest_stem(self.module, self.spec, self.region, self.algorithm, self.threads,
+                                   self.processes, self.memory, gm)
+            raise EngineError(refusal(self.spec.display, self.region, est, self.memory, largest, self.memory_named))
+        self._plan = (est, tables)
+        return est
 
     @property
     def label(self) -> str:
@@ -81,8 +124,13 @@ class Request:
         summary line unless quiet. A cluster run also reports its workers to the bar, holds the save directory
         while it runs and releases it at the end; a threaded run keeps it open until `Resolved.close`."""
         if self.cluster is None and self.workers is None:
+            held = None
+            if self.memory is not None:
+                est = self.plan()
+                held = HeldRun(self.module, self.algorithm, self.region, self.memory, est, self._plan[1],
+                               None if self.store is None else str(self.store.path), self.processes)
             return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
-                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes)
+                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes, held=held)
         assert self.store is not None, "request() gives a cluster run a save directory"
         with reporting(bar, self.spec.display, self.region, self.algorithm, quiet) as progress:
             try:
@@ -105,9 +153,12 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
             page: int = 2, cluster: str | None = None, workers: int | None = None,
-            over_module: bool = False, processes: bool = False) -> Request:
+            over_module: bool = False, processes: bool = False, memory: int | str | None = None,
+            force: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
-    itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm."""
+    itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm. memory: hold
+    the run to this budget (bytes, or a size such as "4G"; "available": the memory available, less a margin),
+    refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget)."""
     _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
                      stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
                      products=products, save_dir=save_dir, cluster=cluster)
@@ -137,8 +188,22 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if save_dir is not None:
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
+    budget = _budget(memory)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
-                   cluster, workers, processes)
+                   cluster, workers, processes, budget, memory not in (None, "available"), force)
+
+
+def _budget(memory: int | str | None) -> int | None:
+    if memory is None:
+        return None
+    if memory == "available":
+        return available_bytes()
+    if isinstance(memory, bool) or not isinstance(memory, (int, str)):
+        raise EngineError(f"memory must be a number of bytes or a size such as '4G' (got {memory!r})")
+    try:
+        return parse_size(memory) if isinstance(memory, str) else max(1, memory)
+    except BudgetError as exc:
+        raise EngineError(str(exc)) from None
 
 
 #: What each argument of `request` and `load` must be, and how an error says it.
