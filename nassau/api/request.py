@@ -25,7 +25,7 @@ from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
 from nassau.cost import calibration
-from nassau.cost.budget import HeldRun, fitted, largest_stem, refusal
+from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
 from nassau.cost.estimate import Estimate
 from nassau.cost.memory import BudgetError, available_bytes, parse_size
 from nassau.engine.errors import EngineError
@@ -75,7 +75,9 @@ class Request:
     memory: int | None = None
     memory_named: bool = False
     force: bool = False
-    _plan: tuple[Estimate | None, int | None] | None = None
+    #: plan()'s answer: the estimate and the product tables' budget, and for a forced run over its budget the part
+    #: that fits (its region, estimate and tables' budget), run first so that what it finishes is kept.
+    _plan: tuple | None = None
 
     @property
     def small(self) -> bool:
@@ -98,17 +100,28 @@ class Request:
         if self._plan is not None:
             return self._plan[0]
         if self.memory is None or self.small or self.cluster is not None or self.workers is not None:
-            self._plan = (None, None)
+            self._plan = (None, None, None)
             return None
         gm = calibration.probe(self.module, self.spec, self.algorithm, self.region)
         est, tables = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
                              self.memory, gm, timed=False)
-        if est.peak_bytes > self.memory and not self.force:
+        part = None
+        if not fits(est, self.memory):
             largest = largest_stem(self.module, self.spec, self.region, self.algorithm, self.threads,
                                    self.processes, self.memory, gm)
-            raise EngineError(refusal(self.spec.display, self.region, est, self.memory, largest, self.memory_named))
-        self._plan = (est, tables)
+            if not self.force:
+                raise EngineError(refusal(self.spec.display, self.region, est, self.memory, largest,
+                                          self.memory_named))
+            if largest is not None:
+                first = Region(max_s=self.region.max_s, min_degree=self.region.min_degree, max_stem=largest)
+                part = (first, *fitted(self.module, self.spec, first, self.algorithm, self.threads, self.processes,
+                                       self.memory, gm))
+        self._plan = (est, tables, part)
         return est
+
+    def _held(self, region: Region, est: Estimate | None, tables: int | None) -> HeldRun:
+        return HeldRun(self.module, self.algorithm, region, self.memory, est, tables,
+                       None if self.store is None else str(self.store.path), self.processes)
 
     @property
     def label(self) -> str:
@@ -124,13 +137,20 @@ class Request:
         summary line unless quiet. A cluster run also reports its workers to the bar, holds the save directory
         while it runs and releases it at the end; a threaded run keeps it open until `Resolved.close`."""
         if self.cluster is None and self.workers is None:
-            held = None
-            if self.memory is not None:
-                est = self.plan()
-                held = HeldRun(self.module, self.algorithm, self.region, self.memory, est, self._plan[1],
-                               None if self.store is None else str(self.store.path), self.processes)
+            if self.memory is None:
+                return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
+                                    spec=self.spec, bar=bar, quiet=quiet, processes=self.processes)
+            est = self.plan()
+            _, tables, part = self._plan
+            res = None
+            if part is not None:  # forced over its budget: first what fits, kept, then on until the budget stops it
+                first, part_est, part_tables = part
+                res = resolve_over(self.module, first, self.algorithm, threads=self.threads, store=self.store,
+                                   spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
+                                   held=self._held(first, part_est, part_tables)).resolution
             return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
-                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes, held=held)
+                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
+                                held=self._held(self.region, est, tables), res=res)
         assert self.store is not None, "request() gives a cluster run a save directory"
         with reporting(bar, self.spec.display, self.region, self.algorithm, quiet) as progress:
             try:

@@ -83,10 +83,11 @@ def reporting(bar: Progress | None, label: str, region: Region, algorithm: str, 
 
 def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int = 1, store: SaveDir | None = None,
                  spec: ModuleSpec | None = None, bar: Progress | None = None, quiet: bool = True,
-                 processes: bool = False, held: HeldRun | None = None) -> Resolved:
+                 processes: bool = False, held: HeldRun | None = None, res: Resolution | None = None) -> Resolved:
     """Resolve `module` over `region` by `algorithm` (chosen already), resuming from and saving to `store`, with
     progress as `reporting` gives it; held: the run is held to a memory budget (nassau.cost.budget), its estimate
-    shown to the bar. A run that fails or is interrupted closes the store, keeping what it saved."""
+    shown to the bar; res: go on from this resolution. A run that fails or is interrupted closes the store, keeping
+    what it saved."""
     label = spec.display if spec is not None else module.name
     with reporting(bar, label, region, algorithm, quiet) as progress:
         on_done = progress.advance
@@ -99,10 +100,11 @@ def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int
                 held.done(s, t)
         try:
             if held is None:
-                res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes)
+                res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes, res=res)
             else:
                 with held:
-                    res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes)
+                    res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes,
+                                  res=res)
         except BaseException:
             if store is not None:
                 store.close()

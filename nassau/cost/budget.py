@@ -13,7 +13,7 @@ from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.cost.estimate import Estimate, estimate
 from nassau.cost.generators import GeneratorModel
-from nassau.cost.memory import MemoryGuard, format_size
+from nassau.cost.memory import SHRINK_AT, MemoryGuard, format_size, tree_rss
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolved_module
@@ -21,17 +21,26 @@ from nassau.engine.resolve import resolved_module
 #: Share of what the budget leaves beside the rest of the run that the product tables may take.
 TABLES_SHARE = 0.9
 EXIT_BUDGET = 2
+#: A run with no product tables against one with all it uses (S_3 through stem 200, s <= 50: 12.6 s against 7.2 s,
+#: docs/speed.md); a run whose tables are capped is taken to lose in proportion to what they lack.
+ENUMERATED = 1.75
 
 
 class MemoryBudgetExceeded(EngineError):
     """The run stopped to stay within its memory budget (one line: what it needs, where, and what is kept)."""
 
 
+def usable(budget: int) -> float:
+    """What a run may plan to hold under a budget: up to where the guard starts shrinking (the rest is room for
+    the estimate's errors)."""
+    return SHRINK_AT * budget
+
+
 def tables_budget(est: Estimate, budget: int) -> int:
-    """The product tables' budget under a memory budget: what the rest of the run leaves (TABLES_SHARE of it), and
-    never more than their own default."""
+    """The product tables' budget under a memory budget: what the rest of the run leaves of the usable part
+    (TABLES_SHARE of it), and never more than their own default."""
     rest = est.peak_bytes - est.tables_bytes
-    return int(max(0.0, min(float(budget_bytes()), TABLES_SHARE * (budget - rest))))
+    return int(max(0.0, min(float(budget_bytes()), TABLES_SHARE * (usable(budget) - rest))))
 
 
 def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
@@ -43,7 +52,15 @@ def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, thr
         return first, tables
     capped = first.peak_bytes - first.tables_bytes + tables
     parts = dict(first.parts, product_tables=float(tables))
-    return replace(first, peak_bytes=capped, tables_bytes=float(tables), parts=parts), tables
+    wall = first.wall_s
+    if wall is not None:  # the products no table holds are enumerated, up to ENUMERATED times slower
+        wall *= 1.0 + (ENUMERATED - 1.0) * (1.0 - tables / max(first.tables_bytes, 1.0))
+    return replace(first, peak_bytes=capped, tables_bytes=float(tables), parts=parts, wall_s=wall), tables
+
+
+def fits(est: Estimate, budget: int) -> bool:
+    """Whether the estimate fits the usable part of the budget."""
+    return est.peak_bytes <= usable(budget)
 
 
 def largest_stem(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
@@ -56,7 +73,7 @@ def largest_stem(module: Module, spec: ModuleSpec, region: Region, algorithm: st
         mid = (low + high) // 2
         part = Region(max_s=region.max_s, min_degree=region.min_degree, max_stem=mid)
         est, _ = fitted(module, spec, part, algorithm, threads, processes, budget, generators)
-        if est.peak_bytes <= budget:
+        if est.peak_bytes <= usable(budget):
             ok, low = mid, mid + 1
         else:
             high = mid - 1
@@ -65,10 +82,11 @@ def largest_stem(module: Module, spec: ModuleSpec, region: Region, algorithm: st
 
 def refusal(label: str, region: Region, est: Estimate, budget: int, largest: int | None, named: bool) -> str:
     where = "the --memory budget" if named else "the memory available (less a margin; --memory sets a budget)"
+    over = f"over {SHRINK_AT:.0%} of {where} of {format_size(budget)}"
     fits = (f"the largest stem that fits is {largest} (--stem {largest} --max-s {region.max_s})" if largest is not None
             else "no stem fits")
     return (f"{label} through {region.describe()} needs about {format_size(est.peak_bytes)} (+-{est.peak_spread:.0%}) "
-            f"of memory, over {where} of {format_size(budget)}; {fits}; --force runs it anyway, stopping cleanly "
+            f"of memory, {over}; {fits}; --force runs it anyway, stopping cleanly "
             f"before it outgrows the budget")
 
 
@@ -77,12 +95,12 @@ class HeldRun:
     `done(s, t)` to call after each finished job, which stops the run when the guard says so."""
 
     def __init__(self, module: Module, algorithm: str, region: Region, budget: int, est: Estimate | None,
-                 tables: int | None, save_dir: str | None, processes: bool) -> None:
+                 tables: int | None, save_dir: str | None, processes: bool, rss=tree_rss) -> None:
         self.basis = resolved_module(module, algorithm).algebra
         self.region, self.budget, self.est, self.tables = region, budget, est, tables
         self.save_dir, self.processes = save_dir, processes
         self.finished: set[tuple[int, int]] = set()
-        self.guard = MemoryGuard(budget, self._shrink, self._kill)
+        self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
 
     def __enter__(self) -> HeldRun:
         if self.tables is not None:

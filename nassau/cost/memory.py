@@ -28,10 +28,6 @@ class BudgetError(ValueError):
     """A memory size that cannot be read."""
 
 
-class MemoryBudgetExceeded(Exception):
-    """The run was stopped to stay within its memory budget."""
-
-
 def parse_size(text: str) -> int:
     """Bytes from `4G`, `512M`, `1.5GiB`, `300MB` or a plain number of bytes (units are powers of 1024)."""
     m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+)\s*([KMGT]?)(i?B)?\s*", text, re.IGNORECASE)
@@ -122,7 +118,8 @@ def _field(pid: int, name: str, field: str) -> int:
 class MemoryGuard:
     """Holds a run to `budget` bytes while it is entered: a thread samples `rss()` every `interval` seconds; past
     SHRINK_AT of the budget it calls `shrink()` once (the product tables), past STOP_AT it sets `stopping` (the run
-    checks it after each job, `check`), and past KILL_AT it calls `kill()` (which does not return)."""
+    checks it after each job: nassau.cost.budget.HeldRun), and past KILL_AT it calls `kill()` (which does not
+    return)."""
 
     def __init__(self, budget: int, shrink: Callable[[int], None], kill: Callable[[int], None],
                  rss: Callable[[], int] = tree_rss, interval: float = 0.1) -> None:
@@ -146,11 +143,6 @@ class MemoryGuard:
         if used >= STOP_AT * self.budget:
             self.stopping.set()
         return used
-
-    def check(self) -> None:
-        """MemoryBudgetExceeded if the run is to stop (called after each finished job)."""
-        if self.stopping.is_set():
-            raise MemoryBudgetExceeded(self.peak)
 
     def _watch(self) -> None:
         while not self._done.wait(self.interval):
