@@ -81,10 +81,8 @@ class Request:
 
     @property
     def small(self) -> bool:
-        """Whether the run lies inside its module's probe (a fraction of a second): it gets no estimate of its own
-        unless asked, since the probe would be the run itself."""
-        probe = calibration.probe_region(self.module, self.region)
-        return self.region.max_s <= probe.max_s and self.region.chart_max_stem <= probe.max_stem
+        """Whether the run reaches no stem beyond its module's probe (calibration.within_probe)."""
+        return calibration.within_probe(self.module, self.region)
 
     def estimate(self, timed: bool = True) -> Estimate:
         """What the run will cost (nassau.cost.estimate), with its product tables sized for the memory budget when

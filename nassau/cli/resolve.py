@@ -166,7 +166,7 @@ def _compute(args: argparse.Namespace) -> int:
     if getattr(args, "max_weight", None) is not None or getattr(args, "tau_inverted", False):
         raise UserError("--max-weight and --tau-inverted go with --motivic")
     estimating = getattr(args, "estimate", False)
-    if args.json == "" and not estimating:
+    if getattr(args, "json", None) == "" and not estimating:
         raise UserError("--json needs a FILE (without one it goes with --estimate)")
     check_request(args, [] if estimating else output_paths(args), gpu=True)
     if args.trace:

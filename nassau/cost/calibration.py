@@ -65,13 +65,23 @@ def _write(path: Path, data: dict) -> None:
         pass
 
 
+def _top_stem(module: Module, region: Region) -> int:
+    """The region's top stem above the module's bottom."""
+    return (region.t_limit if region.max_stem is None else region.max_stem) - module.min_degree
+
+
+def within_probe(module: Module, region: Region) -> bool:
+    """Whether the region reaches no stem beyond its module's probe: a run of a fraction of a second, which gets no
+    estimate of its own unless asked (the probe would be the run itself)."""
+    return _top_stem(module, region) <= PROBE_STEMS.get(module.algebra.prime, ODD_PROBE_STEM)
+
+
 def probe_region(module: Module, region: Region) -> Region:
     """The probe's region: through the probe's stem (or the request's own top stem where that is lower), every row
     up to the vanishing line, so that the rows' profile is the whole of each stem's."""
     p = module.algebra.prime
     stems = PROBE_STEMS.get(p, ODD_PROBE_STEM)
-    top = region.t_limit - module.min_degree if region.max_stem is None else region.max_stem - module.min_degree
-    stems = min(stems, max(top, 0))
+    stems = min(stems, max(_top_stem(module, region), 0))
     rows = stems // (2 * p - 2) + 3  # every row below the vanishing line, whatever the request's
     return Region(max_s=rows, min_degree=module.min_degree, max_stem=module.min_degree + stems)
 
