@@ -70,9 +70,11 @@ def main() -> None:
             name, stem, max_s, *rest = spec.split(":")
             threads = rest[0] if rest else "1"
             run = ["resolve", name, "--stem", stem, "--max-s", max_s, "--threads", threads]
-            est = json.loads(subprocess.run(nassau(*run, "--estimate", "--json"), capture_output=True, check=True,
-                                            text=True).stdout)
-            got = [measured(nassau(*run, "--quiet"), Path(tmp) / "save") for _ in range(args.repeat)]
+            save = Path(tmp) / "save"  # the estimate counts the save directory's files (it writes nothing)
+            shutil.rmtree(save, ignore_errors=True)
+            est = json.loads(subprocess.run(nassau(*run, "--estimate", "--json", "--save-dir", str(save)),
+                                            capture_output=True, check=True, text=True).stdout)
+            got = [measured(nassau(*run, "--quiet"), save) for _ in range(args.repeat)]
             walls = sorted(g["wall"] for g in got)
             cpu = statistics.median(g["cpu"] for g in got)
             peak = statistics.median(g["peak"] for g in got)

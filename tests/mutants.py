@@ -437,6 +437,19 @@ MUTANTS = [
            (literal("        super().__exit__(exc_type, exc, tb)\n        self._stop()\n",
                     "        super().__exit__(exc_type, exc, tb)\n"),),
            ("tests/test_terminal.py",)),
+    Mutant("cost: the guard never shrinks the product tables", "nassau/cost/memory.py",
+           (literal("if used >= SHRINK_AT * self.budget and not self.shrunk:",
+                    "if used >= KILL_AT * self.budget and not self.shrunk:"),),
+           ("tests/test_cost.py::test_the_guard_shrinks_then_stops_then_kills",)),
+    Mutant("cost: a run held to a budget leaves the product tables their own", "nassau/cost/budget.py",
+           (literal("            tables_for(self.basis).limit(self.tables)\n", "            pass\n"),),
+           ("tests/test_cost.py::test_the_tables_budget_follows_the_memory_budget",)),
+    Mutant("cost: dim A_n without the odd primes' tau_k", "nassau/cost/sizes.py",
+           (literal("    if prime != 2:\n        k = 0", "    if False:\n        k = 0"),),
+           ("tests/test_cost.py::test_algebra_dims_match_the_bases",)),
+    Mutant("cost: a stopped run says nothing of where", "nassau/cost/budget.py",
+           (literal('where = f" at (s, t) = {at}" if at is not None else ""', 'where = ""'),),
+           ("tests/test_cost.py::test_a_run_stopped_by_its_budget_keeps_what_it_finished_and_resumes",)),
 ]
 
 

@@ -88,7 +88,8 @@ class Request:
         """What the run will cost (nassau.cost.estimate), with its product tables sized for the memory budget when
         it has one. timed: with the wall time (calibrating this machine once, a few seconds, if it never was)."""
         est, _ = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
-                        self.memory if self.memory is not None else available_bytes(), timed=timed)
+                        self.memory if self.memory is not None else available_bytes(), timed=timed,
+                        saving=self.store is not None)
         return est
 
     def plan(self) -> Estimate | None:
@@ -102,7 +103,7 @@ class Request:
             return None
         gm = calibration.probe(self.module, self.spec, self.algorithm, self.region)
         est, tables = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
-                             self.memory, gm, timed=False)
+                             self.memory, gm, saving=self.store is not None)
         part = None
         if not fits(est, self.memory):
             largest = largest_stem(self.module, self.spec, self.region, self.algorithm, self.threads,

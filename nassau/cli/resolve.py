@@ -174,7 +174,7 @@ def _compute(args: argparse.Namespace) -> int:
     held = hasattr(args, "memory")  # resolve's own runs are held to a memory budget
     req = request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
                   threads=args.threads, products=getattr(args, "products", None),
-                  save_dir=None if estimating else args.save_dir,
+                  save_dir=args.save_dir,  # opened only (checked, nothing written): an estimate counts its files
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
                   workers=getattr(args, "workers", None), processes=getattr(args, "processes", False),

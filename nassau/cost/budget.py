@@ -44,9 +44,11 @@ def tables_budget(est: Estimate, budget: int) -> int:
 
 
 def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
-           budget: int, generators: GeneratorModel | None = None, timed: bool = False) -> tuple[Estimate, int]:
+           budget: int, generators: GeneratorModel | None = None, timed: bool = False,
+           saving: bool = False) -> tuple[Estimate, int]:
     """The estimate of the run with its product tables sized for `budget`, and that tables' budget."""
-    first = estimate(module, spec, region, algorithm, threads, processes, timed=timed, generators=generators)
+    first = estimate(module, spec, region, algorithm, threads, processes, timed=timed, generators=generators,
+                     saving=saving)
     tables = tables_budget(first, budget)
     if tables >= first.tables_bytes:
         return first, tables

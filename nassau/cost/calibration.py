@@ -12,17 +12,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
 from algebra.module.interface import Module
-from algebra.module.loader import load_module
-from algebra.module.spec import ModuleSpec
+from algebra.module.loader import module_from_spec
+from algebra.module.spec import ModuleSpec, read_spec
 from charts.atomic import write_text_atomic
 from fp.kernel_cache import source_hash
 from nassau.cost.generators import SPHERE_2, GeneratorModel
@@ -31,7 +31,7 @@ from nassau.cost.memory import process_rss
 from nassau.cost.sizes import algebra_dims
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve, resolved_module
-from nassau.store.save_dir import module_fingerprint
+from nassau.store.save_dir import SaveDir, module_fingerprint
 
 #: The probe's stems above the module's bottom, by prime: about half a second of work for the sphere.
 PROBE_STEMS = {2: 40}
@@ -152,10 +152,10 @@ def calibrate(name: str, stem: int, max_s: int, algorithm: str) -> dict:
     timing each job; fit seconds per unit of each job feature (non-negative least squares). Jobs are timed in CPU
     seconds, which a machine shared with other work does not inflate as it does wall time: the estimate is of a run
     with the cores to itself, and the ETA of a running one corrects for what it gets."""
-    startup = _startup(name)
-    module = load_module(name)
+    startup, floor = _small_run(name)
+    spec = read_spec(name)
+    module = module_from_spec(spec)
     resolve(module, Region(max_s=min(max_s, 8), min_degree=0, max_stem=20), algorithm, threads=1)
-    floor = process_rss()
     times: dict[tuple[int, int], float] = {}
     last = [time.process_time()]
 
@@ -177,6 +177,7 @@ def calibrate(name: str, stem: int, max_s: int, algorithm: str) -> dict:
     coef = nnls(features, seconds)
     residual = float(np.abs(features @ coef - seconds).sum() / max(seconds.sum(), 1e-9))
     return {"coefficients": coef.tolist(), "startup_s": startup, "floor_bytes": floor,
+            "save_s_per_bidegree": _save_seconds(res, spec, module, algorithm, jobs),
             "calibrated_on": f"{name} through stem {stem}, s <= {max_s}, {algorithm}", "seconds": float(seconds.sum()),
             "residual": residual, "load_average": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC",
                                                                                           time.gmtime())}
@@ -196,14 +197,36 @@ def nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.zeros(x.shape[1])
 
 
-def _startup(name: str) -> float:
-    """CPU seconds of a run that computes almost nothing (`nassau resolve NAME --stem 1`, whose region is too small
-    for an estimate of its own): the interpreter, the imports and loading the kernels."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+#: The small run whose cost every run pays: the interpreter, the imports, loading the kernels and a few jobs (a
+#: region too small for an estimate of its own).
+SMALL_RUN = ("--stem", "20", "--max-s", "8", "--quiet", "--threads", "1")
+#: Measures a command in a process of its own: its CPU seconds and peak resident bytes.
+_MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True, timeout=300); "
+            "r = resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_utime + r.ru_stime, r.ru_maxrss * 1024)")
+
+
+def _small_run(name: str) -> tuple[float, int]:
+    """CPU seconds and peak resident bytes of `nassau resolve NAME --stem 20 --max-s 8` in a fresh process: the
+    start-up and the memory floor of any run."""
     try:
-        subprocess.run([sys.executable, "-m", "nassau", "resolve", name, "--stem", "1", "--quiet", "--threads", "1"],
-                       capture_output=True, timeout=120, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return 0.0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        out = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "nassau", "resolve", name,
+                              *SMALL_RUN], capture_output=True, text=True, timeout=320, check=True)
+        cpu, peak = out.stdout.split()
+        return float(cpu), int(peak)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return 0.0, process_rss()
+
+
+def _save_seconds(res, spec: ModuleSpec, module: Module, algorithm: str, jobs: list[tuple[int, int]]) -> float:
+    """CPU seconds a save directory spends on one bidegree's file (written, synced and renamed), over up to 300 of
+    the calibration's own."""
+    some = jobs[:: max(1, len(jobs) // 300)]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SaveDir(Path(tmp) / "save", spec, module, algorithm)
+        store.open(Region(max_s=0, min_degree=0, max_stem=0))
+        started = time.process_time()
+        for s, t in some:
+            store.save(res, s, t)
+        spent = time.process_time() - started
+        store.close()
+    return spent / max(len(some), 1)

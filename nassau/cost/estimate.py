@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from algebra.milnor.product_tables import budget_bytes
 from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.cost import calibration
@@ -100,12 +101,11 @@ def _duration(seconds: float) -> str:
 
 def estimate(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int = 1,
              processes: bool = False, tables_budget: float | None = None, timed: bool = True,
-             generators: GeneratorModel | None = None) -> Estimate:
+             generators: GeneratorModel | None = None, saving: bool = False) -> Estimate:
     """The cost of resolving `module` over `region` by `algorithm` on `threads` workers (processes: worker
     processes). timed: with the wall time (calibrating this machine first if it never was); else memory and size
-    only, which need no calibration. tables_budget: the product tables' budget (default: theirs)."""
-    from algebra.milnor.product_tables import budget_bytes
-
+    only, which need no calibration. tables_budget: the product tables' budget (default: theirs). saving: the run
+    writes a save directory (a file per bidegree, synced: about as long as a small job)."""
     over = resolved_module(module, algorithm)
     prime = over.algebra.prime
     gm = generators if generators is not None else calibration.probe(module, spec, algorithm, region)
@@ -140,6 +140,8 @@ def estimate(module: Module, spec: ModuleSpec, region: Region, algorithm: str, t
     if machine is not None:
         jobs = region.bidegrees()
         seconds = job_features(gens, dims, over, region, jobs) @ np.array(machine["coefficients"])
+        if saving:
+            seconds = seconds + float(machine.get("save_s_per_bidegree", 0.0))
         per_job = dict(zip(jobs, seconds.tolist()))
         work = float(seconds.sum())
         gain = speedup(work, threads, processes)
