@@ -52,7 +52,8 @@ class NotebookBar(StopsOnError):
             now = time.perf_counter()
             if now - self._shown >= UPDATE_EVERY:
                 self._shown = now
-                eta = f", {self._countdown.text()}" if self._countdown is not None else ""
+                eta = self._countdown.text() if self._countdown is not None else ""
+                eta = f", {eta}" if eta else ""
                 self._handle.update(self._html(self._render(f"; last (n={t - s}, s={s}){eta}")))
 
     def finish(self, summary: str) -> None:
