@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 from bench_resolve import machine  # noqa: E402  (benchmarks/ is this script's directory)
 
 import nassau  # noqa: E402
-from nassau.engine.region import Region  # noqa: E402
 from nassau.store.save_dir import StoreError  # noqa: E402
 from tests.browser import Chromium, browser_path, no_browser_reason  # noqa: E402
 
@@ -84,7 +83,7 @@ def main() -> None:
     if browser_path() is None:
         raise SystemExit(no_browser_reason())
     width, height = (int(x) for x in args.size.split("x"))
-    full = sphere(args.save_dir, max(args.stems), args.max_s)
+    sphere(args.save_dir, max(args.stems), args.max_s)
     print(f"# machine: {machine()}")
     print(f"# S_2, s <= {args.max_s}, h0..h3 lines; headless Chromium {width}x{height}, software raster; "
           f"{args.repeat} loads per stem")
@@ -92,8 +91,7 @@ def main() -> None:
           " |  zoom frame ms min/med/max | whole-chart redraw ms min/med/max")
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp, Chromium(Path(tmp) / "profile", width, height) as browser:
         for stem in args.stems:
-            ext = nassau.Ext(full.resolution, Region(max_s=args.max_s, min_degree=0, max_stem=stem), "S_2",
-                             full.algorithm)
+            ext = nassau.load(args.save_dir, stem=stem, max_s=args.max_s)
             page = Path(tmp) / f"S_2-{stem}.html"
             html = ext.html()
             page.write_text(html, encoding="utf-8")

@@ -1,6 +1,7 @@
 """GPU benchmark, one command on a GPU machine, within about 10 minutes:
 
     .venv/bin/python benchmarks/bench_gpu.py            # [--stems 90 100 110] [--max-s 30] [--budget 540]
+    .venv/bin/python benchmarks/bench_gpu.py --stems --rref-sizes 8192 16384 --json FILE   # row reduction alone
 
 1. Row reduction: fp's M4RI (CPU) against gpu.rref on half-rank square matrices of 4096, 8192 and 16384
    columns, min of 3 runs each after a warm-up, with the results compared bit for bit.
@@ -9,12 +10,13 @@
    as a subprocess: wall time, its own peak RSS (os.wait4), and whether stdout and the JSON are byte-identical.
    A run that would not fit the remaining budget is skipped and reported as such.
 
-Without CuPy or a device it says why and measures the CPU side only.
+Without CuPy or a device it says why and measures the CPU side only. --json FILE also writes the figures.
 """
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import platform
 import re
@@ -82,23 +84,36 @@ def best_of(runs: int, reduce, a: np.ndarray, n: int) -> tuple[float, float, np.
     return min(times), max(times), b, pivots
 
 
-def bench_rref(dev: device.Device | None, sizes: list[int]) -> list[str]:
+def rref_rows(dev: device.Device | None, sizes: list[int], runs: int = 3) -> list[dict]:
+    """Per size n: {n, rank, cpu_min, cpu_max, and with a device gpu_min, gpu_max, identical} (seconds; identical:
+    the device's reduced matrix and pivots equal M4RI's bit for bit)."""
     rng = np.random.default_rng(2024)
     warm = random_matrix(300, 300, rng)
     row_reduce(warm.copy(), 300)
     if dev is not None:
         reduce_on_device(dev, warm.copy(), 300)
-    lines = [f"{'n':>6} {'rank':>6} {'CPU M4RI s':>16} {'GPU s':>16} {'speed-up':>8}  identical"]
+    rows = []
     for n in sizes:
         a = half_rank(n, rng)
-        cpu_min, cpu_max, cpu_a, cpu_p = best_of(3, row_reduce, a, n)
-        if dev is None:
-            lines.append(f"{n:>6} {len(cpu_p):>6} {cpu_min:>7.3f} ({cpu_max:6.3f}) {'n/a':>16} {'':>8}  n/a")
+        cpu_min, cpu_max, cpu_a, cpu_p = best_of(runs, row_reduce, a, n)
+        row = {"n": n, "rank": len(cpu_p), "cpu_min": cpu_min, "cpu_max": cpu_max}
+        if dev is not None:
+            gpu_min, gpu_max, gpu_a, gpu_p = best_of(runs, functools.partial(reduce_on_device, dev), a, n)
+            row.update(gpu_min=gpu_min, gpu_max=gpu_max,
+                       identical=bool(np.array_equal(cpu_a, gpu_a) and np.array_equal(cpu_p, gpu_p)))
+        rows.append(row)
+    return rows
+
+
+def rref_lines(rows: list[dict]) -> list[str]:
+    lines = [f"{'n':>6} {'rank':>6} {'CPU M4RI s':>16} {'GPU s':>16} {'speed-up':>8}  identical"]
+    for r in rows:
+        cpu = f"{r['n']:>6} {r['rank']:>6} {r['cpu_min']:>7.3f} ({r['cpu_max']:6.3f})"
+        if "gpu_min" not in r:
+            lines.append(f"{cpu} {'n/a':>16} {'':>8}  n/a")
             continue
-        gpu_min, gpu_max, gpu_a, gpu_p = best_of(3, functools.partial(reduce_on_device, dev), a, n)
-        same = np.array_equal(cpu_a, gpu_a) and np.array_equal(cpu_p, gpu_p)
-        lines.append(f"{n:>6} {len(cpu_p):>6} {cpu_min:>7.3f} ({cpu_max:6.3f}) {gpu_min:>7.3f} ({gpu_max:6.3f}) "
-                     f"{cpu_min / gpu_min:>7.2f}x  {'yes' if same else 'NO'}")
+        lines.append(f"{cpu} {r['gpu_min']:>7.3f} ({r['gpu_max']:6.3f}) {r['cpu_min'] / r['gpu_min']:>7.2f}x  "
+                     f"{'yes' if r['identical'] else 'NO'}")
     return lines
 
 
@@ -116,15 +131,19 @@ class Run:
     note: str = ""
 
 
-def run_chart(stem: int, max_s: int, gpu: bool, timeout: float, workdir: Path) -> Run:
+def run_chart(stem: int, max_s: int, gpu: bool, timeout: float, workdir: Path, extra: tuple[str, ...] = (),
+              env_extra: dict[str, str] | None = None) -> Run:
+    """One CLI run as a subprocess, killed after `timeout` s (extra: further options such as --threads 16;
+    env_extra: further variables such as NASSAU_GPU_VERIFY=1)."""
     run = Run(stem, gpu)
     json_path = workdir / f"s{stem}-{int(gpu)}.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("NASSAU_GPU")}
     env["NASSAU_GPU"] = "1" if gpu else "0"
     if gpu:
         env["NASSAU_GPU_DEBUG"] = "1"
+    env.update(env_extra or {})
     cmd = [sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", str(stem), "--max-s", str(max_s),
-           "--algorithm", "nassau", "--quiet", "--json", str(json_path)]
+           "--algorithm", "nassau", "--quiet", "--json", str(json_path), *extra]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=ROOT)
@@ -149,6 +168,13 @@ def run_chart(stem: int, max_s: int, gpu: bool, timeout: float, workdir: Path) -
     return run
 
 
+def identical(cpu: Run, gpu: Run) -> bool | None:
+    """Whether the two runs printed and wrote the same bytes (None unless both finished)."""
+    if cpu.rc != 0 or gpu.rc != 0:
+        return None
+    return cpu.stdout == gpu.stdout and cpu.json == gpu.json
+
+
 def chart_lines(runs: list[Run]) -> list[str]:
     lines = [f"{'stem':>5} {'path':>4} {'wall s':>8} {'RSS MB':>8} {'dev MB':>8} {'launches':>9} {'up MB':>8}"
              f"  identical"]
@@ -161,9 +187,7 @@ def chart_lines(runs: list[Run]) -> list[str]:
             if r is None:
                 continue
             s = r.summary
-            same = ""
-            if gpu and False in pair and r.rc == 0 and pair[False].rc == 0:
-                same = "yes" if (r.stdout == pair[False].stdout and r.json == pair[False].json) else "NO"
+            same = {None: "", True: "yes", False: "NO"}[identical(pair[False], r) if gpu and False in pair else None]
             dev_mb = f"{s['peak_pool_bytes'] / MB:8.0f}" if "peak_pool_bytes" in s else f"{'-':>8}"
             launches = f"{s['launches']:>9}" if "launches" in s else f"{'-':>9}"
             up = f"{s['bytes_uploaded'] / MB:8.1f}" if "bytes_uploaded" in s else f"{'-':>8}"
@@ -175,10 +199,11 @@ def chart_lines(runs: list[Run]) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--stems", type=int, nargs="+", default=[90, 100, 110])
+    parser.add_argument("--stems", type=int, nargs="*", default=[90, 100, 110])
     parser.add_argument("--max-s", type=int, default=30)
-    parser.add_argument("--rref-sizes", type=int, nargs="+", default=[4096, 8192, 16384])
+    parser.add_argument("--rref-sizes", type=int, nargs="*", default=[4096, 8192, 16384])
     parser.add_argument("--budget", type=float, default=540.0, help="seconds for the whole benchmark")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args()
     t0 = time.perf_counter()
     dev, reason = open_device()
@@ -186,8 +211,11 @@ def main() -> int:
     if dev is None:
         print(f"no device: {reason}. Measuring the CPU side only.", flush=True)
     print("\nrow reduction, half-rank n x n (min of 3, max in parentheses):", flush=True)
-    for line in bench_rref(dev, args.rref_sizes):
+    rref = rref_rows(dev, args.rref_sizes)
+    for line in rref_lines(rref):
         print(line, flush=True)
+    figures = {"machine": machine(dev), "device": dev.name if dev is not None else None, "reason": reason,
+               "rref": rref, "charts": []}
     runs: list[Run] = []
     last_pair = 0.0
     with tempfile.TemporaryDirectory() as tmp:
@@ -205,6 +233,10 @@ def main() -> int:
     print(f"\nS_2 charts, s <= {args.max_s}, nassau algorithm (RSS: the run's own peak; dev MB: CuPy pool peak):")
     for line in chart_lines(runs):
         print(line)
+    if args.json:
+        figures["charts"] = [{"stem": r.stem, "gpu": r.gpu, "wall": r.wall, "rss_mb": r.rss_mb, "rc": r.rc,
+                              "summary": r.summary, "note": r.note} for r in runs]
+        args.json.write_text(json.dumps(figures, indent=1))
     print(f"\ntotal {time.perf_counter() - t0:.0f} s")
     return 0
 

@@ -10,6 +10,12 @@ counted. Weights: all of them, no --max-weight. For the sphere the generators in
 and t / 2 (w(P(R)) <= deg(R) / 2, docs/motivic.md), a bound that is reached (h1^k: t = 2k, weight k), so every
 weight up to t / 2 can carry a class and none is cut; each bidegree's elimination finds them all at once. The load
 average (1 minute) after each stem says how busy the machine was.
+
+    python benchmarks/bench_motivic.py --stems 50 60 --repeat 3 --baseline /tmp/main-430d8e9
+
+also runs the motivic run of another source tree (a checkout of an earlier commit) in each round, right after this
+tree's, and prints its figures and the CPU ratio: the pairing keeps a busy machine's load alike for both.
+`--kinds motivic` leaves the classical runs out.
 """
 from __future__ import annotations
 
@@ -26,43 +32,53 @@ from bench_resolve import machine, run_usage  # noqa: E402
 KINDS = {"motivic": ("auto", ("--motivic",)), "standard": ("standard", ()), "nassau": ("nassau", ())}
 
 
-def run_once(kind: str, stem: int, max_s: int) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind."""
+def run_once(kind: str, stem: int, max_s: int, tree: str | None = None) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind (of the nassau in `tree` if given)."""
     algorithm, extra = KINDS[kind]
-    return run_usage(stem, max_s, algorithm, 1, "S_2", extra)
+    return run_usage(stem, max_s, algorithm, 1, "S_2", extra, tree)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--stems", type=int, nargs="+", default=[60, 90])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--baseline", metavar="TREE", help="also time the motivic run of this source tree")
+    parser.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
     args = parser.parse_args()
     print(f"machine: {machine()}")
-    for kind in KINDS:
-        run_once(kind, 20, 13)
+    runs = {kind: None for kind in args.kinds}
+    if args.baseline:
+        runs["baseline"] = args.baseline
+    for kind, tree in runs.items():
+        run_once("motivic" if kind == "baseline" else kind, 20, 13, tree)
     for stem in args.stems:
         max_s = stem // 2 + 3
-        walls: dict[str, list[float]] = {k: [] for k in KINDS}
-        cpus: dict[str, list[float]] = {k: [] for k in KINDS}
+        walls: dict[str, list[float]] = {k: [] for k in runs}
+        cpus: dict[str, list[float]] = {k: [] for k in runs}
         rss: dict[str, float] = {}
         for _ in range(args.repeat):
-            for kind in KINDS:
-                wall, peak, cpu = run_once(kind, stem, max_s)
+            for kind, tree in runs.items():
+                wall, peak, cpu = run_once("motivic" if kind == "baseline" else kind, stem, max_s, tree)
                 walls[kind].append(wall)
                 cpus[kind].append(cpu)
                 rss[kind] = max(rss.get(kind, 0.0), peak)
         med = {k: statistics.median(v) for k, v in walls.items()}
         cpu_med = {k: statistics.median(v) for k, v in cpus.items()}
-        for kind in KINDS:
+        for kind in runs:
             v, c = walls[kind], cpus[kind]
             print(f"stem {stem}, s <= {max_s}, {kind:>8}: wall min {min(v):.2f} / median {med[kind]:.2f} / "
                   f"max {max(v):.2f} s, CPU min {min(c):.2f} / median {cpu_med[kind]:.2f} / max {max(c):.2f} s "
                   f"({len(v)} runs), peak RSS {rss[kind]:.0f} MiB")
-        print(f"stem {stem}: motivic / standard {med['motivic'] / med['standard']:.2f}x, motivic / nassau "
-              f"{med['motivic'] / med['nassau']:.2f}x (wall medians; CPU medians "
-              f"{cpu_med['motivic'] / cpu_med['standard']:.2f}x, {cpu_med['motivic'] / cpu_med['nassau']:.2f}x); "
-              f"RSS motivic / standard {rss['motivic'] / rss['standard']:.2f}x; load average "
-              f"{os.getloadavg()[0]:.2f}", flush=True)
+        if "baseline" in runs and "motivic" in runs:
+            ratios = sorted(b / m for b, m in zip(cpus["baseline"], cpus["motivic"]))
+            print(f"stem {stem}: baseline / motivic CPU {cpu_med['baseline'] / cpu_med['motivic']:.2f}x (medians; "
+                  f"paired rounds {' '.join(f'{r:.2f}' for r in ratios)})")
+        if {"motivic", "standard", "nassau"} <= set(runs):
+            print(f"stem {stem}: motivic / standard {med['motivic'] / med['standard']:.2f}x, motivic / nassau "
+                  f"{med['motivic'] / med['nassau']:.2f}x (wall medians; CPU medians "
+                  f"{cpu_med['motivic'] / cpu_med['standard']:.2f}x, {cpu_med['motivic'] / cpu_med['nassau']:.2f}x); "
+                  f"RSS motivic / standard {rss['motivic'] / rss['standard']:.2f}x")
+        print(f"stem {stem}: load average {os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

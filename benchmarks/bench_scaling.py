@@ -44,6 +44,7 @@ enumerates while another fills their table are left out.
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import shutil
 import subprocess
@@ -227,17 +228,6 @@ def gil_share(module_name: str, stem: int, keep: Path | None = None) -> tuple[fl
     return held / active, held, active
 
 
-def report_prediction(work: float, split_depth: float, g: float, relay_depth: float, relayed: float,
-                      catch_up: float, coordinator: Callable[[int], float], cores: list[int]) -> None:
-    print(f"   K   threads: max(D_split, g W + (1 - g) W / K), g = {g:.3f}   "
-          "processes: max(D_relay, (W + R + (K - 1) A) / K, C_K)")
-    for k in cores:
-        threads = max(split_depth, g * work + (1 - g) * work / k)
-        procs = max(relay_depth, (work + relayed + (k - 1) * catch_up) / k, coordinator(k))
-        print(f"{k:4d} {threads:12.1f} s = {work / threads:5.2f}x {'':30s} {procs:8.1f} s = {work / procs:5.2f}x"
-              f"   (C_K = {coordinator(k):.1f} s)")
-
-
 def critical_path(weights: dict, deps) -> tuple[float, list[tuple[int, int]]]:
     """The heaviest chain of the DAG (a job counts after all its dependencies inside the job set), and its jobs."""
     finish: dict[tuple[int, int], float] = {}
@@ -254,6 +244,95 @@ def critical_path(weights: dict, deps) -> tuple[float, list[tuple[int, int]]]:
     return finish[last], chain[::-1]
 
 
+def model(module_name: str, stem: int, max_s: int, threads: int, g: float | None = None) -> dict:
+    """Trace one run on `threads` threads: its wall time, W, D, D_split and the heaviest jobs, and given the lock's
+    share g the prediction's terms too (the relay and copy probes run then). Every figure the report prints."""
+    from nassau.engine.resolve import dependencies
+
+    trace, pieces, results, algorithm, wall, catch_up = traced_run(module_name, stem, max_s, threads)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # A job's work: its own thread's CPU time and the pieces helpers computed for it.
+    cpu = {job: c + sum(p for p, own, _ in pieces.get(job, ()) if not own) for job, (c, _) in trace.items()}
+    split = {job: w - sum(p for p, _, _ in pieces.get(job, ())) + max((p for p, _, _ in pieces.get(job, ())),
+                                                                      default=0.0) for job, w in cpu.items()}
+    work = sum(cpu.values())
+    depth, chain = critical_path(cpu, dependencies(algorithm))
+    split_depth, split_chain = critical_path(split, dependencies(algorithm))
+    every = [piece for v in pieces.values() for piece in v]
+    m = {"module": module_name, "stem": stem, "max_s": max_s, "algorithm": algorithm, "jobs": len(cpu),
+         "threads": threads, "wall": wall, "rss_mib": rss, "W": work, "D": depth, "chain_jobs": len(chain),
+         "D_split": split_depth, "split_chain_jobs": len(split_chain), "pieces": len(every),
+         "pieces_cpu": sum(p for p, _, _ in every),
+         "heavy_chain": [(s, t, cpu[(s, t)]) for s, t in sorted(chain, key=lambda b: -cpu[b])[:8]],
+         "heavy": [(s, t, cpu[(s, t)]) for s, t in sorted(cpu, key=lambda b: -cpu[b])[:8]]}
+    if g is None:
+        return m
+    sizes = sorted(b for _, _, b in every) or [0]
+    probe = relay_probe([1 << 10, max(1 << 11, max(results.values()))])
+    notice = probe[1 << 10]
+    per_byte = copy_probe(sizes[-1])
+    pipe_here = fit(probe, 2)
+    relay_split = {job: w - sum(p for p, _, _ in pieces.get(job, ())) +
+                   max((p + notice[0] + per_byte * b for p, _, b in pieces.get(job, ())), default=0.0)
+                   for job, w in cpu.items()}
+    fixed, pickled = pipe_here(0), pipe_here(1) - pipe_here(0)
+    # The coordinator's own work: relaying every notice, receiving every result and handing out every job (a
+    # message each), and pickling every result once for each of the K - 1 other workers (coord_pickled each).
+    m.update(g=g, notice_latency=notice[0], notice_cpu=notice[1], notice_cpu_here=notice[2],
+             shm_gbps=1 / per_byte / 1e9, piece_median=sizes[len(sizes) // 2], piece_largest=sizes[-1],
+             pieces_gb=sum(sizes) / 1e9, results_mb=sum(results.values()) / 1e6,
+             D_relay=critical_path(relay_split, dependencies(algorithm))[0],
+             R=len(every) * notice[1] + per_byte * sum(sizes), A=catch_up,
+             coord_fixed=len(every) * notice[2] + 2 * fixed * len(results),
+             coord_pickled=pickled * sum(results.values()))
+    return m
+
+
+def predictions(m: dict, cores: list[int]) -> dict[int, dict[str, float]]:
+    """Per K: the bounds max(W / K, D) and with D_split, and given g the predicted seconds on threads,
+    max(D_split, g W + (1 - g) W / K), and on processes, max(D_relay, (W + R + (K - 1) A) / K, C_K)."""
+    out = {}
+    for k in cores:
+        row = {"bound": max(m["W"] / k, m["D"]), "bound_split": max(m["W"] / k, m["D_split"])}
+        if "g" in m:
+            row["C_K"] = m["coord_fixed"] + (k - 1) * m["coord_pickled"]
+            row["threads"] = max(m["D_split"], m["g"] * m["W"] + (1 - m["g"]) * m["W"] / k)
+            row["processes"] = max(m["D_relay"], (m["W"] + m["R"] + (k - 1) * m["A"]) / k, row["C_K"])
+        out[k] = row
+    return out
+
+
+def report(m: dict, cores: list[int], g_source: str) -> None:
+    work = m["W"]
+    table = predictions(m, cores)
+    print(f"\n## {m['module']} through stem {m['stem']}, s <= {m['max_s']} ({m['algorithm']}, {m['jobs']} jobs)")
+    print(f"measured: {m['threads']} threads, wall {m['wall']:.1f} s, peak RSS {m['rss_mib']:.0f} MiB "
+          "(this process so far)")
+    print(f"W = {work:.1f} s of job CPU time, D = {m['D']:.1f} s (critical path of {m['chain_jobs']} jobs, "
+          "whole jobs)")
+    report_bound(work, m["D"], cores)
+    print(f"split steps (serial part + largest piece): D = {m['D_split']:.1f} s ({m['split_chain_jobs']} jobs); "
+          f"{m['pieces']} pieces, {m['pieces_cpu']:.1f} s")
+    report_bound(work, m["D_split"], cores)
+    if "g" in m:
+        print(f"a notice relayed (probe, median): latency {m['notice_latency'] * 1e3:.2f} ms, CPU "
+              f"{m['notice_cpu'] * 1e3:.2f} ms ({m['notice_cpu_here'] * 1e3:.2f} ms here); writing to shared memory "
+              f"{m['shm_gbps']:.2f} GB/s; piece results: median {m['piece_median']} bytes, largest "
+              f"{m['piece_largest']}, {m['pieces_gb']:.1f} GB in all; job results: {m['results_mb']:.1f} MB in all")
+        print(f"D_relay = {m['D_relay']:.1f} s, R = {m['R']:.1f} s (every piece shared); a worker catches up "
+              f"on every result in A = {m['A']:.1f} s")
+        print(f"prediction counting the lock (g {g_source}) and the critical path:")
+        print(f"   K   threads: max(D_split, g W + (1 - g) W / K), g = {m['g']:.3f}   "
+              "processes: max(D_relay, (W + R + (K - 1) A) / K, C_K)")
+        for k, row in table.items():
+            print(f"{k:4d} {row['threads']:12.1f} s = {work / row['threads']:5.2f}x {'':30s} "
+                  f"{row['processes']:8.1f} s = {work / row['processes']:5.2f}x   (C_K = {row['C_K']:.1f} s)")
+    print("heaviest jobs on the critical path (s, t): CPU s  ->  " +
+          ", ".join(f"({s}, {t}): {c:.2f}" for s, t, c in m["heavy_chain"]))
+    print("heaviest jobs overall (s, t): CPU s  ->  " + ", ".join(f"({s}, {t}): {c:.2f}" for s, t, c in m["heavy"]))
+    sys.stdout.flush()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--module", default="S_2")
@@ -261,71 +340,28 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--cores", type=int, nargs="+", default=[2, 4, 8, 16, 32])
     ap.add_argument("--gil-stem", type=int, help="measure the lock's share g on a one-thread run through this stem")
+    ap.add_argument("--gil-share", type=float, help="take g as given (from an earlier --gil-stem) instead")
     ap.add_argument("--gil-samples", type=Path, help="a directory to keep the py-spy samples of --gil-stem in")
     ap.add_argument("--gil-only", action="store_true", help="measure g only, no traced runs")
+    ap.add_argument("--json", type=Path, help="also write every stem's figures and predictions to this file")
     args = ap.parse_args()
-    from nassau.engine.resolve import dependencies
 
     print(f"# machine: {machine()}")
-    g = None
+    g, g_source = args.gil_share, "given"
     if args.gil_stem is not None:
         g, held, active = gil_share(args.module, args.gil_stem, args.gil_samples)
+        g_source = f"from stem {args.gil_stem}"
         print(f"## the interpreter lock, one thread, {args.module} through stem {args.gil_stem} (every s)")
         print(f"g = {g:.3f}: {held} samples holding it (py-spy --gil) of {active} of the working thread (py-spy)")
         if args.gil_only:
             return
+    stems = []
     for stem in args.stems:
-        max_s = stem // 2 + 3
-        trace, pieces, results, algorithm, wall, catch_up = traced_run(args.module, stem, max_s, args.threads)
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        # A job's work: its own thread's CPU time and the pieces helpers computed for it.
-        cpu = {job: c + sum(p for p, own, _ in pieces.get(job, ()) if not own) for job, (c, _) in trace.items()}
-        split = {job: w - sum(p for p, _, _ in pieces.get(job, ())) + max((p for p, _, _ in pieces.get(job, ())),
-                                                                          default=0.0) for job, w in cpu.items()}
-        work = sum(cpu.values())
-        depth, chain = critical_path(cpu, dependencies(algorithm))
-        print(f"\n## {args.module} through stem {stem}, s <= {max_s} ({algorithm}, {len(cpu)} jobs)")
-        print(f"measured: {args.threads} threads, wall {wall:.1f} s, peak RSS {rss:.0f} MiB (this process so far)")
-        print(f"W = {work:.1f} s of job CPU time, D = {depth:.1f} s (critical path of {len(chain)} jobs, whole jobs)")
-        report_bound(work, depth, args.cores)
-        split_depth, split_chain = critical_path(split, dependencies(algorithm))
-        every = [piece for v in pieces.values() for piece in v]
-        print(f"split steps (serial part + largest piece): D = {split_depth:.1f} s ({len(split_chain)} jobs); "
-              f"{len(every)} pieces, {sum(p for p, _, _ in every):.1f} s")
-        report_bound(work, split_depth, args.cores)
-        if g is not None:
-            sizes = sorted(b for _, _, b in every) or [0]
-            probe = relay_probe([1 << 10, max(1 << 11, max(results.values()))])
-            notice = probe[1 << 10]
-            per_byte = copy_probe(sizes[-1])
-            pipe_here = fit(probe, 2)
-            print(f"a notice relayed (probe, median): latency {notice[0] * 1e3:.2f} ms, CPU {notice[1] * 1e3:.2f} ms "
-                  f"({notice[2] * 1e3:.2f} ms here); writing to shared memory {1 / per_byte / 1e9:.2f} GB/s; piece "
-                  f"results: median {sizes[len(sizes) // 2]} bytes, largest {sizes[-1]}, "
-                  f"{sum(sizes) / 1e9:.1f} GB in all; job results: {sum(results.values()) / 1e6:.1f} MB in all")
-            relay_split = {job: w - sum(p for p, _, _ in pieces.get(job, ())) +
-                           max((p + notice[0] + per_byte * b for p, _, b in pieces.get(job, ())), default=0.0)
-                           for job, w in cpu.items()}
-            relay_depth, _ = critical_path(relay_split, dependencies(algorithm))
-            relayed = len(every) * notice[1] + per_byte * sum(sizes)
-            fixed, pickled = pipe_here(0), pipe_here(1) - pipe_here(0)
-
-            def coordinator(k: int) -> float:
-                """Relaying every notice, receiving every result and handing out every job (a message each), and
-                pickling every result once for each other worker."""
-                return (len(every) * notice[2] + 2 * fixed * len(results) +
-                        (k - 1) * pickled * sum(results.values()))
-
-            print(f"D_relay = {relay_depth:.1f} s, R = {relayed:.1f} s (every piece shared); a worker catches up "
-                  f"on every result in A = {catch_up:.1f} s")
-            print(f"prediction counting the lock (g from stem {args.gil_stem}) and the critical path:")
-            report_prediction(work, split_depth, g, relay_depth, relayed, catch_up, coordinator, args.cores)
-        heavy = sorted(chain, key=lambda b: -cpu[b])[:8]
-        print("heaviest jobs on the critical path (s, t): CPU s  ->  " +
-              ", ".join(f"({s}, {t}): {cpu[(s, t)]:.2f}" for s, t in heavy))
-        top = sorted(cpu, key=lambda b: -cpu[b])[:8]
-        print("heaviest jobs overall (s, t): CPU s  ->  " + ", ".join(f"({s}, {t}): {cpu[(s, t)]:.2f}" for s, t in top))
-        sys.stdout.flush()
+        m = model(args.module, stem, stem // 2 + 3, args.threads, g)
+        report(m, args.cores, g_source)
+        stems.append({**m, "g_source": g_source, "predictions": predictions(m, args.cores)})
+        if args.json:
+            args.json.write_text(json.dumps({"machine": machine(), "stems": stems}, indent=1))
 
 
 if __name__ == "__main__":

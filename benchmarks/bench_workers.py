@@ -62,20 +62,30 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run(cmd: list[str], copies: int = 1) -> tuple[float, float, float, bytes]:
+class RunFailed(SystemExit):
+    """A run that failed, timed out or whose copies differ (the benchmark stops with its message)."""
+
+
+def run(cmd: list[str], copies: int = 1, timeout: float | None = None,
+        env: dict[str, str] | None = None) -> tuple[float, float, float, bytes]:
     """(wall s until the last ends, peak tree RSS MiB summed over the copies, CPU s, stdout) of `copies` copies of a
-    run started at once (their charts must agree)."""
+    run started at once (their charts must agree); killed and RunFailed after `timeout` s."""
     cpu = children_cpu()
     start = time.perf_counter()
-    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE) for _ in range(copies)]
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, env=env) for _ in range(copies)]
     peaks = [0.0] * copies
     while any(proc.poll() is None for proc in procs):
+        if timeout is not None and time.perf_counter() - start > timeout:
+            for proc in procs:
+                proc.kill()
+                proc.wait()
+            raise RunFailed(f"timed out after {timeout:.0f} s: {' '.join(cmd)}")
         peaks = [max(peak, tree_rss_mib(proc.pid)) for peak, proc in zip(peaks, procs, strict=True)]
         time.sleep(0.2)
     outs = [proc.stdout.read() for proc in procs]
     wall = time.perf_counter() - start
     if any(proc.returncode != 0 for proc in procs) or len(set(outs)) != 1:
-        raise SystemExit(f"run failed or its copies differ: {' '.join(cmd)}")
+        raise RunFailed(f"run failed or its copies differ: {' '.join(cmd)}")
     return wall, sum(peaks), children_cpu() - cpu, outs[0]
 
 

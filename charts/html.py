@@ -16,15 +16,21 @@ from typing import Any
 
 from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame
 from charts.model import Chart
-from charts.pages import Page, class_name, pages
+from charts.pages import Page, class_name, pages, title
 from charts.style import D2_COLOUR, DASHED, op_colours
 from charts.svg import chart_frame
 
 
-def to_html(chart: Chart) -> str:
-    """The chart as a standalone HTML page."""
-    title = f"Ext chart of {chart.module} ({chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
-    return render_page(title, page_data(chart))
+def to_html(chart: Chart, show: str | None = None) -> str:
+    """The chart as a standalone HTML page: its pages (E2 and E3 when it knows d2), `show` (a page's name: E3 for
+    `--page 3`) the one on screen when it opens, else the first."""
+    data = page_data(chart)
+    names = [p["name"] for p in data["pages"]]
+    if show is not None and show != names[0]:
+        if show not in names:
+            raise ValueError(f"the page shows {' and '.join(names)}, not {show}")
+        data["start"] = names.index(show)
+    return render_page(title(chart, names, prime=False), data)
 
 
 def render_page(title: str, page: dict[str, Any]) -> str:
@@ -44,9 +50,10 @@ def render_page(title: str, page: dict[str, Any]) -> str:
     return text
 
 
-def notebook_html(chart: Chart, height: int = 520) -> str:
-    """The page in an iframe, for a notebook cell: its script and styles stay inside the frame."""
-    return notebook_frame(to_html(chart), height)
+def notebook_html(chart: Chart, height: int = 520, show: str | None = None) -> str:
+    """The page (to_html's, `show` on screen) in an iframe, for a notebook cell: its script and styles stay inside
+    the frame."""
+    return notebook_frame(to_html(chart, show), height)
 
 
 def notebook_frame(page: str, height: int = 520) -> str:

@@ -5,7 +5,8 @@
  "products": [{"op", "source": [n, s, i], "target": [n, s, j]}], "d2": [{"source", "target"}]}
 "ext" lists nonzero dimensions sorted by (stem, s); products are sorted by (source, op, target) for stable diffs;
 "operations" names what the products multiply by (h0..h3 unless the chart was asked for others). "d2" is there
-only when the chart knows the differential (an absent key means unknown), so E2-only files stay as they were.
+only when the chart knows the differential (an absent key means unknown), so E2-only files stay as they were;
+"page" is there only on an E3 chart ("page": "E3"; absent means E2).
 """
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ def to_json(chart: Chart) -> dict[str, Any]:
     if chart.d2:
         data["d2"] = [{"source": list(d.source), "target": list(d.target)}
                       for d in sorted(chart.d2, key=lambda d: (d.source, d.target))]
+    if chart.page != "E2":
+        data["page"] = chart.page
     return data
 
 
@@ -54,6 +57,7 @@ def from_json(data: dict[str, Any]) -> Chart:
         operations=({o["op"]: tuple(o["shift"]) for o in data["operations"]} if "operations" in data
                     else default_operations()),
         d2=[Differential(tuple(d["source"]), tuple(d["target"])) for d in data.get("d2", [])],
+        page=data.get("page", "E2"),
     )
 
 

@@ -1,8 +1,9 @@
 """The chart model: what the engine hands to every exporter.
 
-A chart is the Adams E2 page over a computed region: dim Ext^{s, n+s} for each (n, s) the resolution reached, plus
-the nonzero entries of product matrices: the filtration-one products h0..h3 by default, or products by any named
-class (c0, Ph1, g, ...), and, when known, of the d2 differential. Exporters never see the engine, only this.
+A chart is a page of the Adams spectral sequence over a computed region, E2 (Ext itself) unless `page` says E3:
+its dimensions for each (n, s) the resolution reached, plus the nonzero entries of product matrices: the
+filtration-one products h0..h3 by default, or products by any named class (c0, Ph1, g, ...), and, when known, of
+the d2 differential. Exporters never see the engine, only this.
 """
 from __future__ import annotations
 
@@ -83,6 +84,8 @@ class Chart:
     operations: dict[str, tuple[int, int]] = field(default_factory=default_operations)
     #: The d2 differential where it is known; empty means unknown (only E2 is drawn), not zero.
     d2: list[Differential] = field(default_factory=list)
+    #: The page of the Adams spectral sequence drawn: "E2" (Ext itself) or "E3" (charts.pages.e3); every title says it.
+    page: str = "E2"
 
     def __post_init__(self) -> None:
         missing = [s for s in range(self.max_s + 1) if s not in self.rows]

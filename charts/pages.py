@@ -25,13 +25,24 @@ class Page:
 
 
 def pages(chart: Chart) -> list[Page]:
-    """E2, and E3 when the chart knows d2."""
-    e2 = Page("E2", chart, {b: [1 << j for j in range(d)] for b, d in chart.dims.items()})
-    return [e2, e3(chart)] if chart.d2 else [e2]
+    """The chart's own page (E2, or an E3 chart), and E3 beside an E2 chart that knows d2."""
+    own = Page(chart.page, chart, {b: [1 << j for j in range(d)] for b, d in chart.dims.items()})
+    return [own, e3(chart)] if chart.d2 and chart.page == "E2" else [own]
+
+
+def title(chart: Chart, names: list[str] | None = None, prime: bool = True) -> str:
+    """What every drawing of the chart is headed by, naming its page (or the pages `names` it shows):
+    "E3 chart of S_2 (p = 2, nassau), n <= 30, s <= 10"."""
+    shown = " and ".join(names or [chart.page])
+    about = f"p = {chart.prime}, {chart.algorithm}" if prime else chart.algorithm
+    charts = "charts" if names and len(names) > 1 else "chart"
+    return f"{shown} {charts} of {chart.module} ({about}), n <= {chart.max_stem}, s <= {chart.max_s}"
 
 
 def e3(chart: Chart) -> Page:
     """ker d2 / im d2 at each bidegree, and the products of the E2 chart carried over to it."""
+    if chart.page != "E2":
+        raise ValueError(f"E3 is drawn from the E2 chart, not from {chart.page}")
     d2 = _matrices((d.source, d.target) for d in chart.d2)
     cycles, boundaries, reps = {}, {}, {}
     for (n, s), dim in chart.dims.items():
@@ -56,7 +67,7 @@ def e3(chart: Chart) -> Page:
                              if w >> _pivot(r) & 1]
     dims = {b: len(r) for b, r in reps.items() if r}
     page = Chart(chart.module, chart.prime, chart.algorithm, chart.max_stem, chart.max_s, chart.min_degree,
-                 dict(chart.rows), dims, products, dict(chart.operations))
+                 dict(chart.rows), dims, products, dict(chart.operations), page="E3")
     return Page("E3", page, {b: r for b, r in reps.items() if r})
 
 

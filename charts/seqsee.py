@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from charts.model import Chart, Generator, reference_op_name
+from charts.pages import title
 
 EDGE_ATTRIBUTES: dict[str, list[dict[str, str]]] = {"h_2": [{"pattern": "dashed"}], "d2": [{"color": "blue"}]}
 """Edge styles beyond SeqSee's default (solid black): h2 dashed and d2 blue, as in our SVG."""
@@ -39,7 +40,7 @@ def to_seqsee(chart: Chart) -> dict[str, Any]:
         styles["d2"] = EDGE_ATTRIBUTES["d2"]
     return {
         "header": {
-            "metadata": {"htmltitle": f"Ext chart of {chart.module} ({chart.algorithm})"},
+            "metadata": {"htmltitle": title(chart, prime=False)},
             "chart": {
                 "width": {"min": chart.min_degree, "max": chart.max_stem},
                 "height": {"min": 0, "max": chart.max_s},

@@ -17,9 +17,13 @@ from html import escape
 
 from charts.geometry import GRID, MARGIN, MAX_PATTERN, Frame, fmt
 from charts.model import Chart, Product, reference_op_name
+from charts.pages import title as chart_title
 from charts.style import D2_COLOUR, DASHED, op_colours
 
 SVG_NS = "http://www.w3.org/2000/svg"
+FONTS = 'Arial, Helvetica, "Liberation Sans", sans-serif'
+"""The title's and legend's fonts: Arial's widths (Helvetica's and Liberation Sans' are the same), which
+text_width uses to fit the canvas to them."""
 
 STYLE = f"""
 circle {{ fill: black; }}
@@ -32,9 +36,9 @@ circle {{ fill: black; }}
 .x-label {{ text-anchor: middle; dominant-baseline: text-before-edge; }}
 .y-label {{ text-anchor: end; dominant-baseline: middle; }}
 .count {{ font-size: 8px; dominant-baseline: middle; }}
-.chart-title {{ font: bold 14px sans-serif; dominant-baseline: text-before-edge; }}
-.axis-title {{ font: 12px sans-serif; text-anchor: middle; }}
-.legend text {{ font: 12px sans-serif; dominant-baseline: middle; }}
+.chart-title {{ font: bold 14px {FONTS}; dominant-baseline: text-before-edge; }}
+.axis-title {{ font: 12px {FONTS}; text-anchor: middle; }}
+.legend text {{ font: 12px {FONTS}; dominant-baseline: middle; }}
 """
 
 Dots = dict[tuple[int, int], tuple[float, list[tuple[float, float]]]]
@@ -45,9 +49,46 @@ def chart_frame(chart: Chart) -> Frame:
     return Frame(chart.min_degree, chart.max_stem, chart.max_s)
 
 
-LEFT, TOP, BOTTOM = 20, 26, 8
-"""Room around the chart: the y-axis title left of it, the title above it, the x-axis title below it."""
+LEFT, TOP, BOTTOM = 20, 12, 8
+"""Room around the chart's frame: the y-axis title left of it; above it the title, which overlaps the frame's own
+top margin down to the top row's label; the x-axis title below it."""
 LEGEND_ROW = 18
+LEGEND_GAP = 14
+"""Between the last stem's dots (and a crowded cell's count) and the legend's swatches."""
+PAD = 6
+"""Blank kept right of the widest thing drawn."""
+
+# Advance widths of ASCII 32..126 in thousandths of an em, Arial (= Helvetica) regular and bold; anything else 0.6 em.
+_ARIAL = [int(w) for w in (
+    "278 278 355 556 556 889 667 191 333 333 389 584 278 333 278 278 556 556 556 556 556 556 556 556 556 556 278 278 "
+    "584 584 584 556 1015 667 667 722 722 667 611 778 722 278 500 667 556 833 722 778 667 778 722 667 611 722 667 "
+    "944 667 667 611 278 278 278 469 556 333 556 556 500 556 556 278 556 556 222 222 500 222 833 556 556 556 556 333 "
+    "500 278 556 500 722 500 500 500 334 260 334 584").split()]
+_ARIAL_BOLD = [int(w) for w in (
+    "278 333 474 556 556 889 722 238 333 333 389 584 278 333 278 278 556 556 556 556 556 556 556 556 556 556 333 333 "
+    "584 584 584 611 975 722 722 722 722 667 611 778 722 278 556 722 611 833 722 778 667 778 722 667 611 722 667 "
+    "944 667 667 611 333 278 333 584 556 333 556 611 556 611 556 333 611 611 278 278 556 278 889 611 611 611 611 389 "
+    "556 333 611 556 778 556 556 500 389 280 389 584").split()]
+
+
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """The width of a line of text in FONTS at `size` px (PAD right of it absorbs a few per cent of another
+    sans-serif's metrics, where none of FONTS is installed)."""
+    widths = _ARIAL_BOLD if bold else _ARIAL
+    em = sum(widths[ord(c) - 32] if 32 <= ord(c) < 127 else 600 for c in text) / 1000
+    return em * size
+
+
+def canvas_size(frame: Frame, title: str, legend: list[str]) -> tuple[int, int, float]:
+    """(width, height) of a chart's document, fitted to what it draws (the frame's grid, labels and dots, the
+    title, the legend beside the grid), and the legend's x."""
+    grid_right = LEFT + frame.x(frame.max_n)
+    legend_x = grid_right + LEGEND_GAP
+    right = max(grid_right + 16, LEFT + text_width(title, 14, bold=True))  # the last stem's dots and label
+    if legend:
+        right = max(right, legend_x + 28 + max(text_width(name, 12) for name in legend))
+    height = TOP + max(frame.height + BOTTOM, MARGIN + LEGEND_ROW * len(legend))
+    return int(right + PAD + 0.999), height, legend_x
 
 
 def to_svg(chart: Chart) -> str:
@@ -55,19 +96,15 @@ def to_svg(chart: Chart) -> str:
     axis titles and a legend of the lines."""
     frame = chart_frame(chart)
     dots: Dots = {(n, s): frame.dots(n, s, chart.dim(n, s)) for n, s in chart.nonzero_bidegrees()}
-    title = (
-        f"Ext chart of {chart.module} (p = {chart.prime}, {chart.algorithm}), n <= {chart.max_stem}, s <= {chart.max_s}"
-    )
+    title = chart_title(chart)
     escaped = escape(title, quote=False)  # &, <, > as xml.sax.saxutils does (it imports ssl)
     colours = op_colours(list(chart.operations))
     groups = _structline_groups(chart, dots)
     d2 = list(_differentials(chart, dots))
-    kinds = [(op, colours[op], op in DASHED) for op, lines in groups.items() if lines]
+    kinds = [(op, colours[op], "dashed" if op in DASHED else "line") for op, lines in groups.items() if lines]
     if d2:
-        kinds.append(("d2", D2_COLOUR, False))
-    legend_width = 32 + 8 * max(len(name) for name, _, _ in kinds) if kinds else 0
-    width = max(LEFT + frame.width + legend_width, LEFT + 8 * len(title))
-    height = TOP + max(frame.height + BOTTOM, MARGIN + LEGEND_ROW * len(kinds))
+        kinds.append(("d2", D2_COLOUR, "line"))
+    width, height, legend_x = canvas_size(frame, title, [name for name, _, _ in kinds])
     parts = [
         f'<svg version="1.1" width="{width}" height="{height}" viewBox="0 0 {width} {height}" xmlns="{SVG_NS}">',
         f"<title>{escaped}</title>",
@@ -82,7 +119,7 @@ def to_svg(chart: Chart) -> str:
         *_dots(dots),
         "</svg>",
         *_axis_titles(frame),
-        *_legend(kinds, LEFT + frame.width, TOP + MARGIN),
+        *_legend(kinds, legend_x, TOP + MARGIN),
         "</svg>",
     ]
     return "\n".join(parts) + "\n"
@@ -96,35 +133,40 @@ def _axis_titles(frame: Frame) -> Iterator[str]:
     yield f'<text class="axis-title y-title" x="{x}" y="{y}" transform="rotate(-90 {x} {y})">filtration s</text>'
 
 
-def _legend(kinds: list[tuple[str, str, bool]], x: float, y: float) -> Iterator[str]:
-    """A sample of each kind of line drawn, in its colour and dash, with its name."""
+def _legend(kinds: list[tuple[str, str, str]], x: float, y: float) -> Iterator[str]:
+    """A sample of each kind of thing drawn, with its name: a line in its colour ("line", or "dashed" in its dash,
+    h2's 4 2) or a dot in its colour ("dot": a C-motivic chart's torsion colours)."""
     if not kinds:
         return
     yield '<g class="legend">'
-    for k, (name, colour, dashed) in enumerate(kinds):
+    for k, (name, colour, swatch) in enumerate(kinds):
         row = fmt(y + k * LEGEND_ROW)
-        dash = ' stroke-dasharray="4 2"' if dashed else ""
-        yield (f'<line x1="{fmt(x + 4)}" y1="{row}" x2="{fmt(x + 24)}" y2="{row}" stroke="{colour}" '
-               f'stroke-width="2"{dash}/>')
+        if swatch == "dot":
+            yield f'<circle cx="{fmt(x + 14)}" cy="{row}" r="4" style="fill: {colour}"/>'
+        else:
+            dash = ' stroke-dasharray="4 2"' if swatch == "dashed" else ""
+            yield (f'<line x1="{fmt(x + 4)}" y1="{row}" x2="{fmt(x + 24)}" y2="{row}" stroke="{colour}" '
+                   f'stroke-width="2"{dash}/>')
         yield f'<text x="{fmt(x + 28)}" y="{row}">{escape(name, quote=False)}</text>'
     yield "</g>"
 
 
 def _grid(frame: Frame) -> Iterator[str]:
-    """Grid lines at every integer (major every 4), and axis labels at the major ones."""
+    """Grid lines at every integer (major every 4), and axis labels at the major ones and at the top row and the last
+    stem (the last stem's only where it does not crowd the label before it)."""
     paths: dict[str, list[str]] = {"major-grid": [], "grid": []}
     labels = []
     y0, y_top = fmt(frame.y(0)), fmt(frame.y(frame.max_s))
     for n in range(frame.min_n, frame.max_n + 1):
         x = fmt(frame.x(n))
         paths["major-grid" if n % 4 == 0 else "grid"].append(f"M{x} {y0}V{y_top}")
-        if n % 4 == 0:
+        if n % 4 == 0 or (n == frame.max_n and n % 4 >= 2):
             labels.append(f'<text class="x-label" x="{x}" y="{fmt(frame.y(0) + 3)}">{n}</text>')
     x0, x_right = fmt(frame.x(frame.min_n)), fmt(frame.x(frame.max_n))
     for s in range(frame.max_s + 1):
         y = fmt(frame.y(s))
         paths["major-grid" if s % 4 == 0 else "grid"].append(f"M{x0} {y}H{x_right}")
-        if s % 4 == 0:
+        if s % 4 == 0 or s == frame.max_s:
             labels.append(f'<text class="y-label" x="{fmt(frame.x(frame.min_n) - 5)}" y="{y}">{s}</text>')
     for cls, d in paths.items():
         if d:

@@ -38,20 +38,41 @@ def text_chart(chart: Chart) -> str:
     return graded_dimension_string(chart) + "\n"
 
 
-def with_axes(text: str, min_degree: int) -> str:
+def with_axes(text: str, min_degree: int, width: int | None = None) -> str:
     """A text chart (graded_dimension_string's rows, with or without println's newline) for a person at a terminal:
     s beside each row (s = 0 at the bottom) and the stem n under every tenth column. The reference prints neither;
-    its bytes are the text without them."""
+    its bytes are the text without them. width: the terminal's columns; a chart wider than that is cut into panels
+    of stems, one under another, each with its own axes (breaking at multiples of ten), so that no line wraps."""
     body = text.rstrip("\n")
     rows = body.split("\n") if body else []
-    width = len(str(max(len(rows) - 1, 0)))
-    labelled = [f"{'s':>{width}}"] + [f"{len(rows) - 1 - i:>{width}} {row}" for i, row in enumerate(rows)]
+    label = len(str(max(len(rows) - 1, 0)))
     last = min_degree + max((len(row) for row in rows), default=0) // 2 - 1
-    axis = " " * (width + 1)
-    for n in range(-(-min_degree // 10) * 10, last + 1, 10):
-        column = width + 1 + 2 * (n - min_degree)
-        axis = axis.ljust(column) + str(n)
-    return "\n".join([*labelled, axis + "  n"]) + text[len(body):]
+    whole = _panel(rows, label, min_degree, min_degree, last)
+    if width is None or max(map(len, whole.split("\n"))) <= width:
+        return whole + text[len(body):]
+    fits = (width - label - 6) // 2  # stems a panel has room for: "s ", two characters a stem, then "NNN  n"
+    chunk = fits // 10 * 10 if fits >= 10 else max(fits, 1)
+    panels, start = [], min_degree
+    while start <= last:
+        end = min(last, (start // 10 * 10 + chunk if chunk % 10 == 0 else start + chunk) - 1)
+        panels.append(_panel(rows, label, min_degree, start, end))
+        start = end + 1
+    return "\n\n".join(panels) + text[len(body):]
+
+
+def _panel(rows: list[str], label: int, min_degree: int, first: int, last: int) -> str:
+    """The stems first..last of the chart's rows (top row first), s at the left of each row and n under every tenth
+    column; rows blank in these stems above the top one with a class are left out, as the reference leaves them
+    out of the whole chart."""
+    cut = [row[2 * (first - min_degree):2 * (last - min_degree + 1)] for row in rows]
+    top = next((i for i, row in enumerate(cut) if not row.isspace() and row), len(cut) - 1)
+    if first == min_degree:
+        top = 0  # the first panel is the whole chart's left part: every row the chart has
+    labelled = [f"{'s':>{label}}"] + [f"{len(rows) - 1 - i:>{label}} {row}" for i, row in enumerate(cut) if i >= top]
+    axis = " " * (label + 1)
+    for n in range(-(-first // 10) * 10, last + 1, 10):
+        axis = axis.ljust(label + 1 + 2 * (n - first)) + str(n)
+    return "\n".join([*labelled, axis + "  n"])
 
 
 def parse_graded_dimension_string(text: str, min_degree: int) -> tuple[dict[int, int], dict[tuple[int, int], int]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from types import ModuleType
 from typing import Any, Callable, Iterator, Mapping
 
@@ -65,27 +66,45 @@ class Device:
         return 0
 
     # -- counted operations -------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def _timed(self, name: str) -> Iterator[None]:
+        """Under NASSAU_GPU_DEBUG, add the enclosed work's nanoseconds to counter `name`: the thread's stream is
+        waited for before and after, so that a launch's or a copy's time is its own, not its predecessors'."""
+        if not config.current().debug:
+            yield
+            return
+        self.fence()
+        start = time.perf_counter_ns()
+        yield
+        self.fence()
+        counters.add(name, time.perf_counter_ns() - start)
+
     def launch(self, name: str, threads: int, args: tuple, block: int = BLOCK) -> None:
         """Run kernel `name` over `threads` threads (none: no launch), `block` per block."""
         if threads <= 0:
             return
         grid = -(-threads // block)
-        self.kernel(name)((grid,), (block,), args)
+        kernel = self.kernel(name)  # compiled on first use: not the kernel's time
+        with self._timed("kernel_ns"):
+            kernel((grid,), (block,), args)
         counters.add("launches")
 
     def upload(self, host: np.ndarray) -> Any:
         host = np.ascontiguousarray(host)
         counters.add("bytes_uploaded", host.nbytes)
-        return self._to_device(host)
+        with self._timed("upload_ns"):
+            return self._to_device(host)
 
     def upload_into(self, dst: Any, host: np.ndarray) -> None:
         """Copy `host` into the contiguous device array `dst` (a view into a larger buffer)."""
         host = np.ascontiguousarray(host)
         counters.add("bytes_uploaded", host.nbytes)
-        self._into_device(dst, host)
+        with self._timed("upload_ns"):
+            self._into_device(dst, host)
 
     def download(self, arr: Any) -> np.ndarray:
-        host = self._to_host(arr)
+        with self._timed("download_ns"):
+            host = self._to_host(arr)
         counters.add("bytes_downloaded", host.nbytes)
         return host
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from charts.geometry import GRID
 from charts.html import notebook_html, to_html
 from charts.model import Chart, Differential, Product, rows_rectangle, rows_through_stem
 from charts.svg import chart_frame, parse_svg
@@ -152,8 +153,9 @@ def test_every_class_is_a_dot_where_the_geometry_puts_it(browser, tmp_path):
     assert len(dots) == 60
     assert all(g < DARK for g in page.greys([page.on_canvas(*xy) for xy in dots.values()]))
     frame = chart_frame(chart)
-    empty = [(frame.x(n), frame.y(s)) for n in range(frame.min_n, frame.max_n + 1) for s in range(frame.max_s + 1)
-             if not chart.dim(n, s)]
+    # Off the grid lines (two major ones crossing are darker than LIGHT) but inside where a lone dot would be.
+    empty = [(frame.x(n) + 1.5, frame.y(s) - 1.5) for n in range(frame.min_n, frame.max_n + 1)
+             for s in range(frame.max_s + 1) if not chart.dim(n, s)]
     assert all(g > LIGHT for g in page.greys([page.on_canvas(*xy) for xy in empty], reach=0))
     page.assert_clean()
 
@@ -258,7 +260,8 @@ def test_zoom_and_pan_move_the_axes_with_the_chart(browser, tmp_path):
 
 def test_the_fitted_chart_sits_on_its_axes_which_have_titles(browser, tmp_path):
     """A chart wider than the window's shape: its s = 0 row sits just above the stem numbers and its first stem just
-    right of the filtration numbers (the spare room goes above and right), and both axes say what they count."""
+    right of the filtration numbers (within the reach of a cell's dots and a few pixels; the spare room goes below
+    the axis title), and both axes say what they count."""
     chart = reference_chart()
     page = Page(browser, chart, tmp_path)
     frame = chart_frame(chart)
@@ -268,8 +271,9 @@ def test_the_fitted_chart_sits_on_its_axes_which_have_titles(browser, tmp_path):
         f"(() => {{ const r = document.querySelector({json.dumps(selector)}).getBoundingClientRect(); "
         "return [r.left, r.top, r.right, r.bottom] })()")
     stem_labels_top = min(box(f"#x-axis span:nth-child({k + 1})")[1] for k in range(len(page.axis("x"))))
-    assert 0 < stem_labels_top - row0 <= 20
-    assert 0 < column0 - box("#y-axis")[2] <= 20
+    near = 16 + 0.4 * GRID * page.scale
+    assert 0 < stem_labels_top - row0 <= near
+    assert 0 < column0 - box("#y-axis")[2] <= near
     titles = browser.evaluate("[...document.querySelectorAll('.axis-title')].map(e => e.textContent)")
     assert titles == ["filtration s", "stem n = t \u2212 s"]
     x_title, y_title = box("#x-title"), box("#y-title")
@@ -301,6 +305,22 @@ def test_d2_lines_and_the_e3_page_appear_when_d2_is_known(browser, tmp_path):
     assert page.tooltip(*one(4, 2))[:2] == ["x_(4, 2, 0)", "stem 4, s = 2, t = 6 (E3)"]
     assert page.tooltip(*one(4, 3))[0] == "x_(4, 3, 0)"
     assert browser.evaluate("nassauChart.stats.drawnLines") == {"h0": 2, "h1": 1}
+    page.assert_clean()
+
+
+def test_the_e3_page_opens_on_e3_with_e2_and_its_d2_beside_it(browser, tmp_path):
+    """`--page 3 --html`: the page opens on E3 (its radio checked, E3's classes drawn), and the switch brings E2 with
+    its d2 lines and their checkbox."""
+    chart = d2_chart()
+    page = Page(browser, None, tmp_path, html=to_html(chart, show="E3"))
+    assert browser.evaluate("nassauChart.page()") == "E3"
+    assert browser.evaluate("[...document.querySelectorAll('#pages input')].map(e => [e.value, e.checked])") == [
+        ["E2", False], ["E3", True]]
+    assert "d2" in browser.evaluate("[...document.querySelectorAll('#toggles input')].map(e => e.dataset.op)")
+    assert browser.evaluate("document.getElementById('title').textContent").startswith("E2 and E3 charts of M")
+    assert browser.evaluate("nassauChart.stats.drawnLines") == {"h0": 2, "h1": 1}  # E3's: no d2
+    page.click("input[value='E2']")
+    assert browser.evaluate("nassauChart.page()") == "E2" and browser.evaluate("nassauChart.stats.drawnLines.d2") == 3
     page.assert_clean()
 
 
@@ -408,3 +428,111 @@ def test_the_cells_beyond_each_row_are_shaded_and_no_others(browser, tmp_path):
             assert abs(grey - shaded) < 4, (k, grey)
         else:
             assert grey > 250, (k, grey)
+
+
+# -- the frame: the fitted chart fills the room it has, at any size, and follows a resize ----------------------------
+
+#: In the document it runs in: every class's dot, every axis label and both axis titles where the screen shows them
+#: (inside the canvas or its axis, inside the plot, inside the window), the stem labels just under the s = 0 row and
+#: no blank band between the bar and the top row. Returns what is wrong, [] when nothing.
+FRAME_PROBLEMS = """(() => {
+    const problems = [], data = JSON.parse(document.getElementById('chart-data').textContent);
+    const P = data.pages[0], v = nassauChart.view(), rect = (e) => e.getBoundingClientRect();
+    const canvas = rect(document.getElementById('chart')), plot = rect(document.getElementById('plot'));
+    const screen = {left: 0, top: 0, right: innerWidth, bottom: innerHeight};
+    const within = (r, box) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 &&
+        r.bottom <= box.bottom + 0.5;
+    if (!(canvas.width > 0 && canvas.height > 0)) problems.push('no canvas');
+    for (let k = 0; k < P.classes.length / 3; k++) {
+        const x = canvas.left + P.xyr[3 * k] * v.scale + v.ox, y = canvas.top + P.xyr[3 * k + 1] * v.scale + v.oy;
+        const dot = {left: x, right: x, top: y, bottom: y};
+        if (!within(dot, canvas) || !within(dot, screen))
+            problems.push('dot of (' + P.classes[3 * k] + ', ' + P.classes[3 * k + 1] + ') off screen');
+    }
+    const labels = {};
+    for (const axis of ['x', 'y']) {
+        const box = rect(document.getElementById(axis + '-axis'));
+        labels[axis] = [...document.querySelectorAll('#' + axis + '-axis span')];
+        for (const label of labels[axis])
+            if (!within(rect(label), box) || !within(rect(label), plot) || !within(rect(label), screen))
+                problems.push(axis + ' label ' + label.textContent + ' cut off');
+    }
+    for (const title of document.querySelectorAll('.axis-title'))
+        if (!within(rect(title), plot) || !within(rect(title), screen)) problems.push(title.id + ' cut off');
+    const ys = labels.y.map((e) => +e.textContent), xs = labels.x.map((e) => +e.textContent);
+    if (!ys.includes(0) || Math.max(...ys) < data.frame.max_s / 2) problems.push('filtration labels ' + ys);
+    if (!xs.includes(data.frame.min_n) || Math.max(...xs) < data.frame.max_n / 2) problems.push('stem labels ' + xs);
+    const row = (s) => canvas.top + (data.frame.margin + (data.frame.max_s - s) * data.frame.grid) * v.scale + v.oy;
+    const near = 16 + 0.4 * data.frame.grid * v.scale;  // CSS pixels: the reach of a cell's dots and a little
+    const below = Math.min(...labels.x.map((e) => rect(e).top)) - row(0), above = row(data.frame.max_s) - canvas.top;
+    if (!(below > 0 && below <= near)) problems.push('stem labels ' + below + ' px below the s = 0 row');
+    if (!(above > 0 && above <= near)) problems.push('the top row ' + above + ' px under the bar');
+    return problems;
+})()"""
+
+
+def frame_problems(browser: Chromium, context: int | None = None) -> list[str]:
+    """FRAME_PROBLEMS in the page (or in the execution context `context`: the notebook's frame), once the chart has
+    drawn every class (a frame that has not drawn within a few seconds is a problem too)."""
+    extra = {} if context is None else {"contextId": context}
+    for _ in range(40):
+        result = browser.call("Runtime.evaluate", expression="new Promise(r => requestAnimationFrame(() => "
+                              "requestAnimationFrame(() => r(nassauChart.stats.firstFrame !== null))))",
+                              returnByValue=True, awaitPromise=True, **extra)
+        if result["result"].get("value"):
+            break
+        browser.evaluate("new Promise(r => setTimeout(r, 100))")
+    else:
+        return ["never drawn"]
+    return browser.call("Runtime.evaluate", expression=FRAME_PROBLEMS, returnByValue=True, **extra)["result"]["value"]
+
+
+def window_size(browser: Chromium, width: int, height: int) -> None:
+    browser.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+
+
+def frame_charts() -> list[Chart]:
+    """The README's chart's shape (stems 0..40, s <= 15), a wide one (sseq's through stem 20) and a tall one."""
+    return [dense_chart(40, 15), reference_chart(), dense_chart(12, 24, seed=1)]
+
+
+@pytest.mark.parametrize("size, resized", [((1400, 900), (900, 500)), ((1200, 520), (1400, 900)),
+                                           ((800, 600), (1200, 520))])
+def test_the_chart_fits_the_window_on_load_and_after_a_resize(browser, tmp_path, size, resized):
+    """Every row's dots and every axis label on the screen, the stem labels under the s = 0 row, no blank band
+    above the chart: when the page opens, and again once the window has changed size (no `fit` pressed)."""
+    try:
+        for chart in frame_charts():
+            window_size(browser, *size)
+            page = Page(browser, chart, tmp_path)
+            assert frame_problems(browser) == [], (chart.module, size)
+            window_size(browser, *resized)
+            assert frame_problems(browser) == [], (chart.module, size, resized)
+            page.assert_clean()
+    finally:
+        window_size(browser, WIDTH, HEIGHT)
+
+
+def test_the_chart_fits_the_notebook_frame_on_load_and_after_a_resize(browser, tmp_path):
+    """_repr_html_'s 520 px iframe in a 1000 px wide window: drawn when the frame gets its size, and every dot and
+    label inside the frame, before and after the window narrows."""
+    try:
+        for chart in frame_charts():
+            window_size(browser, 1000, 600)
+            path = tmp_path / "cell.html"
+            path.write_text('<!DOCTYPE html><link rel="icon" href="data:,"><body style="margin: 8px">'
+                            + notebook_html(chart) + "</body>", encoding="utf-8")
+            since = len(browser.events)
+            browser.open(path.as_uri())
+            child = browser.call("Page.getFrameTree")["frameTree"]["childFrames"][0]["frame"]["id"]
+            browser.evaluate("new Promise(r => setTimeout(r, 50))")  # the frame's context is announced
+            context = next(e["params"]["context"]["id"] for e in reversed(browser.events[since:])
+                           if e["method"] == "Runtime.executionContextCreated"
+                           and e["params"]["context"]["auxData"].get("frameId") == child
+                           and e["params"]["context"]["auxData"].get("isDefault"))
+            assert frame_problems(browser, context) == [], chart.module
+            window_size(browser, 640, 600)
+            assert frame_problems(browser, context) == [], chart.module
+            assert browser.errors(since) == []
+    finally:
+        window_size(browser, WIDTH, HEIGHT)

@@ -71,3 +71,37 @@ def test_d2_that_does_not_square_to_zero_is_refused():
     dims = {(2, 0): 1, (1, 2): 1, (0, 4): 1}
     with pytest.raises(ValueError, match="square to zero"):
         e3(chart(dims, d2=[Differential((2, 0, 0), (1, 2, 0)), Differential((1, 2, 0), (0, 4, 0))]))
+
+
+def test_every_drawing_names_its_page():
+    """The SVG, the page, SeqSee and the JSON of an E2 chart say E2, of its E3 chart say E3; the page of a chart that
+    knows d2 holds both and says so, opening on E3 when asked."""
+    import json as json_module
+
+    from charts.html import to_html
+    from charts.json_export import dumps
+    from charts.seqsee import to_seqsee
+    from charts.svg import to_svg
+
+    e2 = chart({(1, 0): 1, (0, 2): 2, (0, 3): 1}, [Product("h0", (0, 2, 0), (0, 3, 0))],
+               [Differential((1, 0, 0), (0, 2, 1))])
+    third = e3(e2).chart
+    assert third.page == "E3" and [p.name for p in pages(third)] == ["E3"]
+    assert "<title>E2 chart of M (p = 2, standard), n &lt;= 4, s &lt;= 4</title>" in to_svg(e2)
+    assert "<title>E3 chart of M (p = 2, standard), n &lt;= 4, s &lt;= 4</title>" in to_svg(third)
+    assert to_seqsee(third)["header"]["metadata"]["htmltitle"].startswith("E3 chart of M (standard)")
+    assert "page" not in to_json(e2) and to_json(third)["page"] == "E3"
+    assert from_json(json_module.loads(dumps(to_json(third)))).page == "E3"
+
+    def data(html: str) -> dict:
+        return json_module.loads(html.split('id="chart-data">')[1].split("</script>")[0])
+
+    both = to_html(e2, show="E3")
+    assert "<title>E2 and E3 charts of M (standard), n &lt;= 4, s &lt;= 4</title>" in both
+    assert [p["name"] for p in data(both)["pages"]] == ["E2", "E3"] and data(both)["start"] == 1
+    assert data(both)["pages"][0]["d2"] and "start" not in data(to_html(e2))
+    assert "<title>E3 chart of M" in to_html(third) and [p["name"] for p in data(to_html(third))["pages"]] == ["E3"]
+    with pytest.raises(ValueError, match="not E3"):
+        to_html(chart({(0, 0): 1}), show="E3")
+    with pytest.raises(ValueError, match="from the E2 chart"):
+        e3(third)

@@ -151,3 +151,28 @@ def test_shaded_rectangle_chart_with_negative_stems_renders(tmp_path):
     chart = Chart("M", 2, "standard", 8, 4, -2, rows_rectangle(8, 4), dims, products)
     text = to_svg(chart)
     check_pixels(chart, text, render(text, tmp_path))
+
+
+def test_the_canvas_fits_the_drawing(tmp_path):
+    """The document is as large as what it draws, as Chromium lays it out: nothing outside it, and no more than a
+    few pixels of blank beyond the drawing on any side, whether the grid, the title or the legend is the widest."""
+    from charts.motivic_svg import MotivicChart, MotivicDot, to_motivic_svg
+    from tests.browser import Chromium
+    from tests.test_charts_svg import dense_chart
+
+    find_browser()
+    narrow = Chart("a module with a long name", 2, "standard", 4, 2, 0, rows_rectangle(4, 2), {(0, 0): 1})
+    dots = [MotivicDot(0, 0, 0, 0, None), MotivicDot(0, 1, 1, 0, 1), MotivicDot(1, 1, 2, 0, None), MotivicDot(3, 2, 5, 0, 2)]
+    motivic = MotivicChart("M", 12, 3, 0, dots, [("h0", 0, 1, 0), ("h1", 0, 2, 1)])
+    documents = {"S_2's shape": to_svg(dense_chart(40, 15)), "title widest": to_svg(narrow),
+                 "motivic legend widest": to_motivic_svg(motivic)}
+    with Chromium(tmp_path / "profile", 1400, 900) as browser:
+        for name, text in documents.items():
+            path = tmp_path / "chart.svg"
+            path.write_text(text, encoding="utf-8")
+            browser.open(path.as_uri())
+            width, height, x, y, w, h = browser.evaluate(
+                "(() => { const r = document.documentElement, b = r.getBBox(); return [+r.getAttribute('width'), "
+                "+r.getAttribute('height'), b.x, b.y, b.width, b.height]; })()")
+            assert 0 <= x <= 12 and 0 <= y <= 12, (name, x, y)
+            assert 0 <= width - (x + w) <= 12 and 0 <= height - (y + h) <= 12, (name, width, height, x + w, y + h)

@@ -15,6 +15,7 @@ import pytest
 from charts.geometry import DOT_PATTERNS
 from charts.html import page_data
 from charts.model import OPS, Chart, Differential, Product, op_shift, rows_rectangle, rows_through_stem
+from charts.motivic_svg import DASHED_NOTE, MotivicChart, MotivicDot, to_motivic_svg, torsion_colour
 from charts.svg import parse_svg, to_svg
 from charts.text import parse_filtration_one, parse_graded_dimension_string
 
@@ -79,7 +80,7 @@ def test_lines_are_coloured_as_on_the_page_with_a_legend_a_title_and_axis_titles
     assert samples == [(page_colours[f"h{i}"], "4 2" if i == 2 else None) for i in range(4)]
     texts = {t.get("class"): t.text for t in root.iter(SVG + "text") if t.get("class") in (
         "chart-title", "axis-title x-title", "axis-title y-title")}
-    assert texts == {"chart-title": "Ext chart of S_2 (p = 2, nassau), n <= 20, s <= 8",
+    assert texts == {"chart-title": "E2 chart of S_2 (p = 2, nassau), n <= 20, s <= 8",
                      "axis-title x-title": "stem n = t \u2212 s", "axis-title y-title": "filtration s"}
     assert Counter(parse_svg(to_svg(chart), "S_2").products) == Counter(chart.products)
     dims = {(0, 0): 1, (0, 1): 1, (1, 1): 1, (5, 0): 1, (4, 2): 1}
@@ -167,7 +168,7 @@ def test_negative_stems_shift_the_frame_and_round_trip():
     assert next(e for e in root.iter(SVG + "svg") if e.get("class") == "chart").get("width") == str(8 * 20 + 60)
     assert (30.0, 70.0, 2.0) in drawing(text)[0]  # stem -2, s = 0 sits at the left edge
     labels = {t.text: float(t.get("x")) for t in root.iter(SVG + "text") if t.get("class") == "x-label"}
-    assert labels == {"0": 70.0, "4": 150.0}
+    assert labels == {"0": 70.0, "4": 150.0, "6": 190.0}  # the last stem too
     again = parse_svg(text, "ko[-2]")
     assert (again.min_degree, again.max_stem, again.dims, again.products) == (-2, 6, dims, products)
 
@@ -182,8 +183,8 @@ def test_uncomputed_cells_are_shaded_only_where_rows_stop_short():
 
 def test_names_are_escaped():
     chart = Chart('A<&>"', 2, "standard", 1, 0, 0, {0: 1}, {(0, 0): 1})
-    assert ET.fromstring(to_svg(chart)).find(SVG + "title").text.startswith('Ext chart of A<&>"')
-    assert '<title>Ext chart of A&lt;&amp;&gt;"' in to_svg(chart)  # &, <, > only, as xml.sax.saxutils.escape
+    assert ET.fromstring(to_svg(chart)).find(SVG + "title").text.startswith('E2 chart of A<&>"')
+    assert '<title>E2 chart of A&lt;&amp;&gt;"' in to_svg(chart)  # &, <, > only, as xml.sax.saxutils.escape
 
 
 def test_the_cli_imports_no_network_modules() -> None:
@@ -217,3 +218,36 @@ def test_a_dense_chart_stays_small(stems, max_s):
     elements = sum(circles.values()) + sum(lines.values())
     assert sum(circles.values()) == sum(chart.dims.values())
     assert len(text.encode()) / elements < 60, f"{len(text.encode())} bytes for {elements} dots and lines"
+
+
+def labels(text: str, cls: str) -> list[str]:
+    return [t.text for t in ET.fromstring(text).iter(SVG + "text") if t.get("class") == cls]
+
+
+def test_the_top_row_and_the_last_stem_are_labelled():
+    """Labels every fourth row and stem, and the top row (s = 15 of `--stem 40`) and the last stem too, the last
+    stem only two or more stems beyond the label before it (closer, the two would crowd each other)."""
+    assert labels(to_svg(dense_chart(42, 15)), "y-label") == ["0", "4", "8", "12", "15"]
+    assert labels(to_svg(dense_chart(42, 15)), "x-label")[-2:] == ["40", "42"]
+    assert labels(to_svg(dense_chart(41, 16)), "y-label") == ["0", "4", "8", "12", "16"]
+    assert labels(to_svg(dense_chart(41, 16)), "x-label")[-2:] == ["36", "40"]
+
+
+def motivic_chart(tau_multiple: bool) -> MotivicChart:
+    dots = [MotivicDot(0, 0, 0, 0, None), MotivicDot(0, 1, 1, 0, 1), MotivicDot(1, 1, 2, 0, None), MotivicDot(3, 2, 5, 0, 2)]
+    return MotivicChart("M", 4, 3, 0, dots, [("h0", 0, 1, 0), ("h1", 0, 2, int(tau_multiple))])
+
+
+def test_the_motivic_legend_shows_dots_for_the_colours_and_the_dashed_tau_multiples():
+    """The torsion colours are dots (tau-free black, tau^k coloured), not line samples like h0's; the dashed lines
+    (tau^k times the target) have their entry, as on the page, when the chart has any."""
+    root = ET.fromstring(to_motivic_svg(motivic_chart(True)))
+    legend = next(g for g in root.iter(SVG + "g") if g.get("class") == "legend")
+    assert [t.text for t in legend.iter(SVG + "text")] == [
+        "h0", "h1", "h2", DASHED_NOTE, "tau-free", "tau^1-torsion", "tau^2-torsion"]
+    assert [c.get("style") for c in legend.iter(SVG + "circle")] == [
+        f"fill: {torsion_colour(t)}" for t in (None, 1, 2)]
+    lines = list(legend.iter(SVG + "line"))
+    assert [line.get("stroke-dasharray") for line in lines] == [None, None, None, "4 2"]
+    plain = ET.fromstring(to_motivic_svg(motivic_chart(False)))
+    assert DASHED_NOTE not in [t.text for t in plain.iter(SVG + "text")]

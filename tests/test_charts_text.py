@@ -124,3 +124,59 @@ def test_filtration_one_products():
     assert Product("h3", (2, 2, 0), (9, 3, 0)) in c2 and Product("h3", (2, 2, 0), (9, 3, 1)) not in c2
     with pytest.raises(ValueError):
         parse_filtration_one("h_0 x_(0, 0) = [1]")
+
+
+def _read_panels(text: str, min_degree: int) -> tuple[dict[tuple[int, int], str], list[str]]:
+    """The cells (n, s) -> character of a chart cut into panels by with_axes(..., width), read back from the panels
+    alone (each panel's stems follow the last one's; its widest row is s = 0, which every panel has), and the lines."""
+    cells, start = {}, min_degree
+    lines = text.rstrip("\n").split("\n")
+    for panel in "\n".join(lines).split("\n\n"):
+        rows = panel.split("\n")[1:-1]
+        label = max(len(row) - len(row.lstrip()) + len(row.lstrip().split(" ")[0]) for row in rows)
+        width = 0
+        for row in rows:
+            s, body = int(row[:label]), row[label + 1:]
+            width = max(width, len(body) // 2)
+            cells.update({(start + k, s): body[2 * k] for k in range(len(body) // 2) if body[2 * k] != " "})
+        axis = panel.split("\n")[-1]
+        for n in range(start, start + width):
+            if n % 10 == 0:
+                assert axis[label + 1 + 2 * (n - start):].startswith(str(n)), (n, axis)
+        start += width
+    return cells, lines
+
+
+@settings(max_examples=60, deadline=None)
+@given(min_degree=st.integers(-5, 3), stems=st.integers(1, 90), max_s=st.integers(0, 20),
+       rectangle=st.booleans(), columns=st.integers(12, 120), data=st.data())
+def test_a_chart_wider_than_the_terminal_is_cut_into_panels_that_fit(min_degree, stems, max_s, rectangle, columns,
+                                                                     data):
+    """with_axes(text, min_degree, width): no line longer than width, every cell in its panel's stem and row, the
+    stems under every tenth column; a chart that fits is the chart with its axes, unchanged."""
+    max_stem = min_degree + stems - 1
+    rows = {s: max(max_stem - s, min_degree) if rectangle else max_stem for s in range(max_s + 1)}
+    cells = [(n, s) for s in rows for n in range(min_degree, rows[s] + 1)]
+    dims = {b: data.draw(st.integers(1, 3)) for b in cells if data.draw(st.integers(0, 3)) == 0}
+    text = text_chart(Chart("M", 2, "standard", max_stem, max_s, min_degree, rows, dims))
+    cut = with_axes(text, min_degree, columns)
+    whole = with_axes(text, min_degree)
+    if max(map(len, whole.split("\n"))) <= columns:
+        assert cut == whole
+    if not dims:
+        return
+    read, lines = _read_panels(cut, min_degree)
+    assert max(map(len, lines)) <= columns
+    assert read == {b: "·:∴"[k - 1] for b, k in dims.items()}
+    assert cut.endswith("\n\n")  # println's blank line kept
+
+
+def test_the_references_chart_on_a_narrow_terminal():
+    """S_2 through stem 30 (the reference's chart) at 40 columns: panels of ten stems; at its own width: whole."""
+    text = golden_stdout("resolve_through_stem-S_2").decode()
+    cut = with_axes(text, 0, 40)
+    panels = cut.rstrip("\n").split("\n\n")
+    assert [p.split("\n")[-1].split()[:-1] for p in panels] == [["0"], ["10"], ["20"], ["30"]]
+    assert max(map(len, cut.split("\n"))) <= 40 and with_axes(text, 0, 80) == with_axes(text, 0)
+    exact = max(map(len, with_axes(text, 0).split("\n")))  # as wide as the terminal: not cut; a column less: cut
+    assert with_axes(text, 0, exact) == with_axes(text, 0) != with_axes(text, 0, exact - 1)

@@ -212,3 +212,78 @@ def test_the_cli_freezes_what_its_imports_built() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     before, frozen, enabled = out.stdout.split()
     assert int(before) == 0 and int(frozen) > 50_000 and enabled == "True"
+
+
+def _one_line_usage_error(out: subprocess.CompletedProcess, needle: str) -> str:
+    """A parser error as the CLI reports it: status 2, one line on stderr naming `needle`, no usage block."""
+    err = out.stderr.decode()
+    assert out.returncode == 2 and len(err.strip().splitlines()) == 1 and needle in err and "usage:" not in err, err
+    return err.strip()
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["resolve", "S_2", "--stme", "20"], "nassau resolve: error: unknown option --stme (did you mean --stem?)"),
+    (["resolve", "S_2", "--stem", "5", "--max_s", "3"], "unknown option --max_s (did you mean --max-s?)"),
+    (["resolve", "S_2", "--stem=5", "--thread=1", "--bogus"], "unknown option --bogus; `nassau resolve --help`"),
+    (["resolv", "S_2", "--stem", "5"], "unknown command 'resolv' (did you mean resolve?)"),
+    (["resolve", "S_2"], "one of the arguments --stem --max-t is required"),
+    (["resolve", "S_2", "--stem", "five"], "argument --stem: invalid int value: 'five'"),
+    (["resolve", "S_2", "--stem", "5", "surplus"], "unrecognized arguments: surplus"),
+    (["--stme", "resolve"], "nassau: error: unknown option --stme"),
+])
+def test_a_parser_error_is_one_line_naming_the_word(args: list[str], needle: str) -> None:
+    """argparse printed nine lines of usage and reported the missing --stem before the typo that caused it."""
+    _one_line_usage_error(run_cli(*args), needle)
+
+
+@pytest.mark.parametrize("command", _commands())
+def test_every_command_names_an_unknown_option(command: str) -> None:
+    _one_line_usage_error(run_cli(command, "--no-such-option"), f"nassau {command}: error: unknown option "
+                                                                 "--no-such-option")
+
+
+def test_an_output_no_file_can_be_made_in_is_refused_before_any_work() -> None:
+    """/proc refuses new files even to root, whom os.access lets write anywhere: the run computed everything and
+    then ended in a traceback, with no chart printed. Now one line and nothing else: no chart, no summary."""
+    out = run_cli("resolve", "S_2", "--stem", "5", "--svg", "/proc/out.svg")
+    assert out.stdout == b""
+    assert_one_line_error(out, "cannot write /proc/out.svg: no file can be made in /proc")
+
+
+def test_a_write_that_fails_late_is_one_line(tmp_path: Path) -> None:
+    from nassau.cli.common import UserError, write_file
+
+    with pytest.raises(UserError, match="cannot write .*: No such file or directory"):
+        write_file(tmp_path / "gone" / "chart.svg", "<svg/>")
+
+
+def test_chart_of_a_folder_that_is_not_there_says_so(tmp_path: Path) -> None:
+    assert_one_line_error(run_cli("chart", str(tmp_path / "runs")), f"save directory {tmp_path / 'runs'} does not "
+                                                                     "exist")
+    (tmp_path / "file").write_text("x")
+    assert_one_line_error(run_cli("chart", str(tmp_path / "file")), "is a file, not a save directory")
+    assert_one_line_error(run_cli("chart", str(tmp_path)), "is not a nassau save directory")
+
+
+@pytest.mark.parametrize("module,by,needle", [
+    ("S_2", "x=20,4,[1,1]", "needs a vector of length 1 = dim Ext at (n=20, s=4), got 2"),
+    ("C2", "x=20,4,[1,1]", "needs a vector of length 1 = dim Ext at (n=20, s=4), got 2"),
+    ("C2", "x=20,4,[2]", "has an entry that is not below p = 2"),
+    ("S_3", "x=10,2,[3]", "has an entry that is not below p = 3"),
+])
+def test_a_bad_by_class_is_refused_before_the_module_is_resolved(monkeypatch: pytest.MonkeyPatch, module: str,
+                                                                   by: str, needle: str) -> None:
+    """The class was checked only after the module's resolution (the long part) had finished."""
+    from nassau.cli import products
+
+    def resolve_module(*args, **kwargs):
+        raise AssertionError("the module was resolved before its --by classes were checked")
+
+    monkeypatch.setattr(products, "resolve_module", resolve_module)
+    assert_one_line_error(run_cli("product", module, "--by", by, "--stem", "60"), needle)
+
+
+def test_json_help_names_the_page_that_has_the_layout() -> None:
+    assert b"docs/charts.md" in run_cli("resolve", "--help").stdout
+    for command in _commands():
+        assert b"see README" not in run_cli(command, "--help").stdout, command

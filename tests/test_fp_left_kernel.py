@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fp import field, random_matrix, reduce_with_identity
-from fp.left_kernel import left_kernel
+from fp import field, random_matrix, reduce_with_identity, row_reduce, words
+from fp.left_kernel import left_kernel, triangular_split
 
 
 def twin(rows: np.ndarray, columns: np.ndarray, order: np.ndarray):
@@ -39,3 +39,25 @@ def test_left_kernel_without_columns_is_every_row() -> None:
     got = left_kernel(rows, np.zeros(0, dtype=np.int64), order)
     assert got.pivots.tolist() == list(range(70))
     assert np.array_equal(got.basis, field(2).identity(70))
+
+
+def test_triangular_split_against_its_twins(rng: np.random.Generator) -> None:
+    """fp.left_kernel.triangular_split on A = some rows and columns of a random matrix: its rows are where
+    left_kernel (rows in their order) has no pivot, its dependent columns are the non-pivot columns of A's RREF
+    (fp.row_reduce), and its solver inverts A on those rows and the other columns (z L A[Q] = z there, L zero on the
+    dependent columns), on fresh random matrices."""
+    f = field(2)
+    for _ in range(200):
+        rows, columns, _ = random_case(rng)
+        picked = np.sort(rng.permutation(rows.shape[0])[: int(rng.integers(0, rows.shape[0] + 1))])
+        independent, dependent, solver = triangular_split(rows, picked, columns)
+        a, n, ncols = f.gather(rows[picked], columns), len(picked), len(columns)
+        kernel = left_kernel(a, np.arange(ncols), np.arange(n))
+        assert independent.tolist() == sorted(set(range(n)) - set(kernel.pivots.tolist()))
+        column_pivots = row_reduce(a.copy(), ncols) if n and ncols else np.zeros(0, dtype=np.int64)
+        assert dependent.tolist() == sorted(set(range(ncols)) - set(column_pivots.tolist()))
+        assert solver.shape == (ncols, words(len(independent)))
+        assert not solver[dependent].any()
+        z = random_matrix(5, ncols, rng)
+        back = f.matmul(f.matmul(z, solver, ncols, len(independent)), a[independent], len(independent), ncols)
+        assert np.array_equal(f.gather(back, column_pivots), f.gather(z, column_pivots))

@@ -102,6 +102,19 @@ def test_one_launch_per_block_and_resident_master(gpu_env, rng: np.random.Genera
         "the second call uploads only its marshal buffer (master and tables are resident)"
 
 
+def test_kernel_and_copy_times_are_counted_under_debug_only(gpu_env, rng: np.random.Generator,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """device_check reports kernel and transfer times from these; outside debug runs nothing waits for them."""
+    monkeypatch.setattr(counters, "_summary_registered", True)  # no exit summary from the test process
+    batch = random_batch(rng, FULL, rows=100, lists=10, top=36)
+    for debug in (0, 1):
+        gpu_env(mode=1, min_work=0, debug=debug)
+        counters.reset()
+        run_entry(twin_device(), batch)
+        times = [counters.snapshot()[name] for name in ("kernel_ns", "upload_ns", "download_ns")]
+        assert all(t > 0 for t in times) if debug else times == [0, 0, 0], (debug, times)
+
+
 def test_below_min_work_stays_on_the_cpu(gpu_env, rng: np.random.Generator) -> None:
     while True:  # a batch whose products are not all zero (its lists may be empty, its products vanish)
         batch = random_batch(rng, FULL, rows=10, lists=3, top=20)

@@ -100,3 +100,38 @@ def test_bad_tensor_and_ext_input(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("resolve", "j", "--stem", "10", "--algorithm", "nassau"), "it is infinite")
     assert_one_line_error(run_cli("resolve", "j", "--stem", "10", "--algorithm", "change-of-rings"),
                     "change of rings does not apply to j")
+
+
+def test_modules_lists_every_bundled_module_once() -> None:
+    """`nassau modules`: one line per bundled file (46), each with its prime (from the file), kind and a
+    description; a module it names resolves by that name; --prime keeps that prime's modules."""
+    from algebra.module.catalog import DESCRIPTIONS
+    from algebra.module.spec import bundled_dir
+
+    files = {f.stem: json.loads(f.read_text()) for f in bundled_dir().glob("*.json")}
+    out = run_cli("modules")
+    assert out.returncode == 0 and out.stderr == b"", out.stderr
+    header, *lines = out.stdout.decode().splitlines()
+    assert header.split()[:5] == ["name", "p", "kind", "over", "cells"] and len(files) == 46
+    rows = {line.split()[0]: line for line in lines}
+    assert len(lines) == len(rows) and set(rows) == set(files) == set(DESCRIPTIONS)
+    for name, line in rows.items():
+        assert line.split()[1] == str(files[name]["p"]) and line.endswith(DESCRIPTIONS[name]) and DESCRIPTIONS[name]
+    assert "cofiber x_(8,4,0)" in rows["C2v14"] and "A(2)" in rows["tmf2"] and "cells -4..inf" in rows["RP_-4_inf"]
+    assert "2 gens, 6 rel" in rows["j"]
+    odd = run_cli("modules", "--prime", "3").stdout.decode().splitlines()[1:]
+    assert {line.split()[0] for line in odd} == {n for n, d in files.items() if d["p"] == 3}
+    assert b"`nassau modules`" in run_cli("resolve", "--help").stdout
+
+
+@pytest.mark.parametrize("name", ["S_2", "Joker", "DA1", "Z", "RP4", "tmf2_sm_DA1"])
+def test_modules_counts_the_cells_the_module_has(name: str) -> None:
+    from algebra.module.catalog import bundled
+    from algebra.module.loader import load_module
+
+    module = load_module(name)
+    cells = sum(module.dimension(d) for d in range(module.min_degree, module.max_degree + 1))
+    line = next(e for e in bundled() if e.name == name).cells
+    lo, hi = module.min_degree, module.max_degree
+    span = f"{lo}" if lo == hi else f"{lo}..{hi}"
+    assert line == f"{cells} cell{'s' if cells > 1 else ''} {span}"

@@ -20,7 +20,8 @@ from nassau.engine.motivic import Cycles, MotivicResolution, motivic_region, red
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
 from nassau.products.motivic_ext import MotivicExt
-from tests.oracles.motivic import exactness_defects, fresh_per_weight, kernel_per_weight, rank
+from tests.oracles.motivic import (exactness_defects, fresh_per_weight, kernel_from_the_transpose, kernel_per_weight,
+                                   rank)
 
 
 def motivic_ext(name: str, stem: int, max_s: int) -> MotivicExt:
@@ -70,14 +71,9 @@ def test_step_matches_the_weight_by_weight_twin(rng: np.random.Generator) -> Non
     res = MotivicResolution(load_motivic("S_2"))
     for _ in range(60):
         k, q, n = (int(x) for x in rng.integers(1, 14, size=3))
-        _, kernel = reduce_with_identity(from_bool(rng.random((k, q)) < 0.3), q, f)
-        m = kernel.dim
-        cycles = Cycles(kernel.basis, rng.integers(0, 5, size=m), kernel.pivots, np.arange(k))
-        vectors = to_bool(kernel.basis, k)
-        weights = rng.integers(0, 6, size=n)
-        mix = (rng.random((n, m)) < 0.5) & (cycles.weights[None, :] <= weights[:, None])
-        rows = (mix.astype(np.int64) @ vectors.astype(np.int64) % 2).astype(bool)
-        fresh, out = reduce_weighted(from_bool(rows), weights, cycles, res)
+        packed, weights, cycles, rows = step_input(rng, k, q, n, 5)
+        vectors = to_bool(cycles.basis, k)
+        fresh, out = reduce_weighted(packed, weights, cycles, res)
         got: dict[int, int] = {}
         for w in cycles.weights[fresh]:
             got[int(w)] = got.get(int(w), 0) + 1
@@ -93,15 +89,58 @@ def test_step_matches_the_weight_by_weight_twin(rng: np.random.Generator) -> Non
         assert (relations[:, out.pivots] == np.eye(len(out.pivots), dtype=bool)).all(), "not reduced at the pivots"
 
 
-def test_each_step_takes_its_kernel_from_the_transpose(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every step finds ker C' by fp.left_kernel (C'^T reduced, about a third of reducing [C' | I]): one call per
-    bidegree, so a step that went back to [C' | I] fails here."""
-    calls = []
-    real = engine.left_kernel
-    monkeypatch.setattr(engine, "left_kernel", lambda *args: calls.append(args) or real(*args))
-    region = Region(max_s=4, min_degree=0, max_stem=8)
-    resolve_motivic(load_motivic("S_2"), region)
-    assert len(calls) == len(motivic_region(region).bidegrees())
+def step_input(rng: np.random.Generator, k: int, q: int, n: int, nweights: int
+               ) -> tuple[np.ndarray, np.ndarray, Cycles, np.ndarray]:
+    """A random input of the shape a step sees: cycles a reduced basis (an RREF kernel of a k x q matrix) with
+    random weights, and n rows, each a random combination of the cycles of weight at most its own (bool rows too)."""
+    f = field(2)
+    _, kernel = reduce_with_identity(from_bool(rng.random((k, q)) < 0.3), q, f)
+    cycles = Cycles(kernel.basis, rng.integers(0, nweights, size=kernel.dim), kernel.pivots, np.arange(k))
+    weights = rng.integers(0, nweights + 1, size=n)
+    vectors = to_bool(kernel.basis, k)
+    mix = (rng.random((n, kernel.dim)) < 0.5) & (cycles.weights[None, :] <= weights[:, None])
+    rows = (mix.astype(np.int64) @ vectors.astype(np.int64) % 2).astype(bool)
+    return from_bool(rows), weights, cycles, rows
+
+
+def test_factored_kernel_matches_the_transposes_elimination(rng: np.random.Generator) -> None:
+    """reduce_weighted's kernel (the rows independent of later ones weight by weight, each vector solved block by
+    block) against the twin, one elimination of C'^T with the rows by decreasing weight: the same pivots, weights
+    and vectors bit for bit, on fresh random inputs, a few weights over many rows as at high t among them."""
+    f = field(2)
+    res = MotivicResolution(load_motivic("S_2"))
+    for case in range(40):
+        k, q, n = ((int(x) for x in rng.integers(1, 14, size=3)) if case % 2 else
+                   (int(x) for x in rng.integers(40, 200, size=3)))
+        packed, weights, cycles, _ = step_input(rng, k, q, n, int(rng.integers(1, 6)))
+        fresh, got = reduce_weighted(packed, weights, cycles, res)
+        want = kernel_from_the_transpose(f.gather(packed, cycles.pivots), weights, fresh)
+        assert np.array_equal(got.pivots, want.pivots) and np.array_equal(got.weights, want.weights)
+        every = np.arange(len(want.weights))
+        assert np.array_equal(got.natural(every, f), want.natural(every, f))
+        some = rng.random(len(every)) < 0.3
+        assert np.array_equal(got.natural(some, f), want.natural(some, f))
+
+
+def test_no_step_eliminates_its_whole_coordinate_matrix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A step finds its kernel weight by weight: no call of fp.left_kernel (one elimination of C'^T, the image's
+    rank by every row: the path before FactoredCycles), and one fp.left_kernel.triangular_split per weight that has
+    both rows and cycles, on those rows alone. A step that went back to the whole C'^T fails here."""
+    whole, split, expected = [], [], []
+    real_split, real_step = engine.triangular_split, engine.reduce_weighted
+
+    def step(rows, weights, cycles, res):
+        shared = sorted(set(weights.tolist()) & set(cycles.weights.tolist()))
+        expected.extend(int((weights == w).sum()) for w in shared[::-1])
+        return real_step(rows, weights, cycles, res)
+
+    monkeypatch.setattr(engine, "left_kernel", lambda *args: whole.append(args))
+    monkeypatch.setattr(engine, "triangular_split",
+                        lambda a, rows, columns: split.append(len(rows)) or real_split(a, rows, columns))
+    monkeypatch.setattr(engine, "reduce_weighted", step)
+    resolve_motivic(load_motivic("S_2"), Region(max_s=4, min_degree=0, max_stem=8))
+    assert whole == []
+    assert split == expected and len(split) > 50
 
 
 @pytest.mark.parametrize("name, stem", [("S_2", 14), ("C2", 10), ("Ceta", 10)])

@@ -22,9 +22,9 @@ def test_text_names_generators_torsion_and_products() -> None:
     assert out.returncode == 0
     lines = out.stdout.decode().splitlines()
     row = {line.split("  ")[0].strip(): line for line in lines if line.startswith("(")}
-    assert "tau-free" in row["(0, 2, 0)"] and "h2 tau (3, 3, 3)" in row["(0, 2, 0)"]  # h0^2 h2 = tau h1^3
-    assert "tau^1-torsion" in row["(4, 4, 4)"]  # h1^4, killed by tau
-    assert "h0 0" in row["(1, 1, 1)"]  # h0 h1 = 0
+    assert "tau-free" in row["(0, 2, 0)[0]"] and "h2 tau (3, 3, 3)[0]" in row["(0, 2, 0)[0]"]  # h0^2 h2 = tau h1^3
+    assert "tau^1-torsion" in row["(4, 4, 4)[0]"]  # h1^4, killed by tau
+    assert "h0 0" in row["(1, 1, 1)[0]"]  # h0 h1 = 0
 
 
 def test_json_and_max_weight(tmp_path: Path) -> None:
@@ -35,7 +35,8 @@ def test_json_and_max_weight(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data["max_weight"] == 3 and all(g["weight"] <= 3 for g in data["generators"])
     (h1,) = [g for g in data["generators"] if (g["stem"], g["s"], g["weight"]) == (1, 1, 1)]
-    assert h1["torsion"] is None and h1["products"]["h1"] == [[2, 2, 2, 0]] and h1["products"]["h0"] == []
+    assert h1["torsion"] is None and h1["index"] == 0
+    assert h1["products"]["h1"] == [[2, 2, 2, 0, 0]] and h1["products"]["h0"] == []
 
 
 @pytest.mark.parametrize("module", ["S_2", "C2", "Csigma"])
@@ -93,9 +94,11 @@ def test_svg_colours_dots_by_torsion(tmp_path: Path) -> None:
     assert out.returncode == 0
     ns = {"svg": "http://www.w3.org/2000/svg"}
     circles = ET.parse(path).getroot().findall(".//svg:circle", ns)
-    fills = {c.find("svg:title", ns).text: c.get("style") for c in circles}
+    # The chart's dots carry a title; the legend's torsion swatches are untitled dots.
+    fills = {c.find("svg:title", ns).text: c.get("style") for c in circles if c.find("svg:title", ns) is not None}
     assert len(fills) == len([line for line in out.stdout.decode().splitlines() if line.startswith("(")])
-    assert torsion_colour(1) in fills["(4, 4, 4) tau^1-torsion"] and torsion_colour(None) in fills["(1, 1, 1) tau-free"]
+    assert torsion_colour(1) in fills["(4, 4, 4)[0] tau^1-torsion"]
+    assert torsion_colour(None) in fills["(1, 1, 1)[0] tau-free"]
 
 
 def generators_of(out) -> list[str]:
@@ -154,3 +157,26 @@ def test_a_run_resolves_no_degree_above_its_region() -> None:
             got = run.product(f"h{i}", c)
             if got is not None:
                 assert [(key(y), k) for y, k in got] == [(key(y), k) for y, k in ext.h_product(i, d)]
+
+
+def test_a_product_names_which_generator_of_its_trigrading() -> None:
+    """(35, 5, 20) holds two generators (Isaksen, "Stable stems", Table 8 and the Ext chart): h2 d1, tau-free, since
+    classically h2 d1 is nonzero (Ext_A^{5,40}), and h1^4 h5 = h1 (h1^3 h5), killed by tau as h1^4 is (tau h1^4 = 0,
+    Dugger-Isaksen 5.1). So h2 times d1 (32, 4, 18) is the tau-free one and h1 times h1^3 h5 (34, 4, 19) the other;
+    the machine-generated data of Isaksen, Wang and Xu says the same (tests/data/iwx: h2 {4-17} = {5-24}, tau-free;
+    h1 {4-19} = {5-26}, tau^1-torsion). Every output names the target with its index there."""
+    run = nassau.resolve("S_2", max_t=40, max_s=5, motivic=True, progress=False)
+    there = [c for c in run.generators if (c.stem, c.s, c.weight) == (35, 5, 20)]
+    assert [(c.index, c.torsion) for c in there] == [(0, None), (1, 1)]  # tau-free first
+    h2d1, h1_4h5 = there
+    assert run.product("h2", run.generator(32, 4, 18)) == [(h2d1, 0)]
+    assert run.product("h1", run.generator(34, 4, 19)) == [(h1_4h5, 0)]
+    classical = nassau.resolve("S_2", max_t=40, max_s=5, progress=False)
+    assert any(p.op == "h2" and p.source[:2] == (32, 4) and p.target[:2] == (35, 5) for p in classical.products)
+
+    (d1_line,) = [line for line in run.text().splitlines() if line.startswith("(32, 4, 18)[0]")]
+    assert "h2 (35, 5, 20)[0] " in d1_line
+    (d1,) = [g for g in run.to_json()["generators"] if (g["stem"], g["s"], g["weight"]) == (32, 4, 18)]
+    assert d1["index"] == 0 and d1["products"]["h2"] == [[35, 5, 20, 0, 0]]
+    with pytest.raises(EngineError, match=r"no generator \(35, 5, 20\)\[2\]"):
+        run.generator(35, 5, 20, 2)

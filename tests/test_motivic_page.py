@@ -29,8 +29,9 @@ def chart() -> MotivicChart:
 
 
 def label(chart: MotivicChart, k: int) -> str:
+    """(stem, s, weight)[index], the name docs/motivic.md gives a generator."""
     d = chart.dots[k]
-    return f"({d.stem}, {d.s}, {d.weight})"
+    return f"({d.stem}, {d.s}, {d.weight})[{d.index}]"
 
 
 def expected_products(chart: MotivicChart, k: int) -> set[str]:
@@ -70,7 +71,7 @@ def test_the_cli_writes_the_interactive_page(tmp_path) -> None:
     text = page.read_text(encoding="utf-8")
     data = json.loads(re.search(r'id="chart-data">(.*?)</script>', text, re.S).group(1))
     labels = data["pages"][0]["labels"]
-    k = labels.index("(4, 4, 4)")
+    k = labels.index("(4, 4, 4)[0]")
     assert data["pages"][0]["colors"][k] == torsion_colour(1) and data["pages"][0]["notes"][k].endswith("torsion")
     assert "nassauChart" in text and "http://" not in text and "https://" not in text
 
@@ -134,7 +135,7 @@ def test_tooltips_give_stem_s_weight_torsion_and_products(browser, chart, tmp_pa
                              f"weight {d.weight}, {torsion_name(d.torsion)}"]
         assert set(lines[3:]) == expected_products(chart, k) and len(lines[3:]) == len(set(lines[3:]))
     h2 = [k for k, d in enumerate(chart.dots) if (d.stem, d.s, d.weight) == (3, 3, 3)][0]
-    assert "h2 · (0, 2, 0) = tau (3, 3, 3)" in page.tooltip(*place[h2])  # h0^2 h2 = tau h1^3
+    assert "h2 · (0, 2, 0)[0] = tau (3, 3, 3)[0]" in page.tooltip(*place[h2])  # h0^2 h2 = tau h1^3
     page.assert_clean()
 
 

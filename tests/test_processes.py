@@ -211,19 +211,37 @@ def test_a_table_filled_in_a_forked_process_is_read_here(rng: np.random.Generato
     assert np.array_equal(out, want)
 
 
-def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path) -> None:
+def _default_sigint() -> None:
+    """In the child before exec: pytest started with SIGINT ignored (nohup, a shell's background job) would pass the
+    ignore on, and the run would never see Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.mark.parametrize("to", ["group", "coordinator"])
+def test_ctrl_c_stops_the_workers_and_keeps_the_save(tmp_path: Path, to: str) -> None:
+    """Ctrl-C in a terminal reaches the whole foreground process group, the workers too, which leave the stopping
+    to the coordinator (no worker's KeyboardInterrupt traceback); `kill -INT` reaches the coordinator alone. The run
+    starts in a session of its own, as a terminal's command does, with SIGINT at its default."""
     save = tmp_path / "save"
     # A run of several seconds, so that the signal lands while it works (stem 70, s <= 15 now ends in 2 s).
     proc = subprocess.Popen([sys.executable, "-m", "nassau", "resolve", "S_2", "--stem", "90", "--max-s", "30",
                              "--threads", "2", "--processes", "--save-dir", str(save)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
-    deadline = time.time() + 120  # the worker is forked once the run's first, light jobs are done here
-    while time.time() < deadline and proc.poll() is None and (len(list(save.glob("bidegrees/*.bin"))) < 40
-                                                              or not _children(proc.pid)):
-        time.sleep(0.01)
-    children = _children(proc.pid)
-    assert len(children) == 1, children  # and the other worker is a thread of the run's own process
-    proc.send_signal(signal.SIGINT)
+                            stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_default_sigint)
+    try:
+        deadline = time.time() + 120  # the worker is forked once the run's first, light jobs are done here
+        while time.time() < deadline and proc.poll() is None and (len(list(save.glob("bidegrees/*.bin"))) < 40
+                                                                  or not _children(proc.pid)):
+            time.sleep(0.01)
+        children = _children(proc.pid)
+        assert len(children) == 1, children  # and the other worker is a thread of the run's own process
+        if to == "group":
+            _ctrl_c_on_the_group_while_the_worker_waits(proc, children[0])
+        else:
+            proc.send_signal(signal.SIGINT)
+    except BaseException:
+        os.killpg(proc.pid, signal.SIGKILL)  # a failure before the signal leaves no stem-90 run behind
+        proc.wait()
+        raise
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err.decode()[-2000:]
     assert b"Traceback" not in err and b"interrupted" in err
@@ -254,6 +272,35 @@ def test_a_worker_leaves_when_the_coordinator_is_killed(tmp_path: Path) -> None:
     while time.time() < deadline and any(_alive(pid) for pid in children):
         time.sleep(0.05)
     assert not any(_alive(pid) for pid in children), "a worker outlived its coordinator"
+
+
+def _ctrl_c_on_the_group_while_the_worker_waits(proc: subprocess.Popen, worker: int) -> None:
+    """Where the worker waits for its next job, a Ctrl-C it took itself would surface (in a job it is handed to the
+    coordinator): stop the coordinator so that the worker runs out of jobs, press Ctrl-C on the group once it waits,
+    give a worker that took it the time to print its traceback and end, and let the coordinator go on."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        assert _waits(worker), "the worker never ran out of jobs"
+        os.killpg(proc.pid, signal.SIGINT)
+        deadline = time.time() + 1.5
+        while time.time() < deadline and _alive(worker):
+            time.sleep(0.05)
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+
+
+def _waits(pid: int, timeout: float = 60) -> bool:
+    """Whether process pid's main thread comes to wait on a lock (its job queue) and uses no CPU for 0.3 s."""
+    def ticks() -> tuple[str, ...]:
+        return tuple(Path(f"/proc/{pid}/stat").read_text().split(") ")[1].split()[11:13])
+
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        before = ticks()
+        time.sleep(0.3)
+        if ticks() == before and Path(f"/proc/{pid}/task/{pid}/wchan").read_text().startswith("futex"):
+            return True
+    return False
 
 
 def _cmdline(pid: int) -> bytes:

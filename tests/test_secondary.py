@@ -321,6 +321,30 @@ def test_charts_draw_d2_and_the_e3_page(tmp_path: Path) -> None:
     assert dims3 == {b: d for b, d in expected.items() if d}
 
 
+def test_the_e3_page_draws_e2_beside_it_and_every_file_names_its_page(tmp_path: Path) -> None:
+    """The README's `--d2 --page 3 --html`: the page holds E2 (with the d2 lines, hence their checkbox and the
+    switch) and E3, opening on E3; the SVG and JSON of page 3 are E3's and say so; a terminal's chart is headed by
+    the page, piped output is E3's rows alone; `chart SAVE_DIR --page 3` writes the same page."""
+    from charts.text import parse_graded_dimension_string
+
+    html, svg, js = (tmp_path / f"e3.{ext}" for ext in ("html", "svg", "json"))
+    run = run_cli("resolve", "S_2", "--stem", "16", "--max-s", "5", "--d2", "--page", "3", "--quiet",
+                  "--html", str(html), "--svg", str(svg), "--json", str(js), "--save-dir", str(tmp_path / "run"))
+    assert run.returncode == 0, run.stderr
+    data = json.loads(html.read_text().split('id="chart-data">')[1].split("</script>")[0])
+    assert [p["name"] for p in data["pages"]] == ["E2", "E3"] and data["start"] == 1
+    assert data["pages"][0]["d2"] and "d2" not in data["pages"][1]
+    assert "<title>E2 and E3 charts of S_2 (nassau), n &lt;= 16, s &lt;= 5</title>" in html.read_text()
+    assert "<title>E3 chart of S_2 (p = 2, nassau), n &lt;= 16, s &lt;= 5</title>" in svg.read_text()
+    assert json.loads(js.read_text())["page"] == "E3"
+    _, dims3 = parse_graded_dimension_string(run.stdout.decode(), 0)
+    assert (15, 1) not in dims3 and (14, 3) not in dims3  # d2 h4 = h0 h3^2
+    headed = run_cli("chart", str(tmp_path / "run"), "--page", "3", "--axes", "always", "--html", str(html))
+    assert headed.stdout.decode().split("\n")[0] == "E3 = ker d2 / im d2", headed.stdout
+    again = json.loads(html.read_text().split('id="chart-data">')[1].split("</script>")[0])
+    assert [p["name"] for p in again["pages"]] == ["E2", "E3"] and again["start"] == 1
+
+
 def test_secondary_homotopies_are_saved_and_resumed(tmp_path: Path) -> None:
     """The homotopies go to DIR/secondary bidegree by bidegree; a larger run resumes from them (and recomputes a
     damaged file), and nassau chart --d2 on the directory computes nothing it finds there."""

@@ -15,7 +15,7 @@ import termios
 
 from charts.text import with_axes
 from nassau.tools.mahowald import mahowald_lines
-from tests.helpers import golden
+from tests.helpers import golden, run_cli
 
 CODE = re.compile(r"\x1b\[(\??)([0-9;]*)([A-Za-z])")
 
@@ -103,3 +103,16 @@ def test_each_phase_has_its_bar_and_quiet_has_none() -> None:
     assert screen(raw)[:-1] == lines and screen(raw)[-1].startswith("Mahowald invariants through k = 7 in ")
     assert on_terminal("mahowald-invariant", "--max-k", "7", "--threads", "1", "--quiet") == "".join(
         line + "\r\n" for line in lines).encode()
+
+
+def test_on_an_80_column_terminal_no_line_of_the_chart_wraps() -> None:
+    """S_2 through stem 40 needs 85 columns with its axes: on 80 it is cut into panels of stems (0-29, 30-40), each
+    with its axes, and the screen holds them and the summary line, no line longer than 80; piped, the same run
+    prints the reference's bytes, uncut."""
+    raw = on_terminal("resolve", "S_2", "--stem", "40", "--threads", "1", columns=80)
+    shown = screen(raw)
+    piped = run_cli("resolve", "S_2", "--stem", "40", "--threads", "1", "--quiet").stdout.decode()
+    assert "  n\n" not in piped and max(map(len, piped.split("\n"))) == 82  # the reference's rows: 41 cells
+    assert shown[:-1] == [line.rstrip() for line in with_axes(piped, 0, 80).splitlines()]
+    assert max(map(len, shown)) <= 80 and shown[-1].startswith("S_2: ")
+    assert [line.split()[:-1] for line in shown if line.endswith("  n")] == [["0", "10", "20"], ["30", "40"]]

@@ -14,6 +14,8 @@
   const tooltip = document.getElementById("tooltip");
   const xAxis = document.getElementById("x-axis");
   const yAxis = document.getElementById("y-axis");
+  const xTitle = document.getElementById("x-title");
+  const plot = document.getElementById("plot");
   const D2 = { name: "d2", color: data.d2_color, dashed: false };  // the reference draws d2 in blue
   const ops = data.ops;  // each with its colour, the SVG's (charts/style.py)
   const pages = data.pages.map(preparePage);
@@ -21,10 +23,12 @@
   const view = { scale: 1, ox: 0, oy: 0 };
   const HEAVY = 3000;  // dots and lines in a frame above which gestures move a snapshot instead of redrawing
   const SETTLE_MS = 150;  // the pause after the last wheel or drag event that brings the full redraw
-  const GAP = 12;  // CSS pixels between the fitted chart's s = 0 row (and first stem) and the axis labels
+  const PAD = 10;  // CSS pixels around the fitted chart's outer dots: room for half an axis label
+  const DOT = 6, RIGHT = 20;  // chart units beyond the outer dots' centres (a dot's reach; a crowded cell's count)
   const snapshot = { canvas: document.createElement("canvas"), view: null };
   const stats = { firstFrame: null, lastDraw: null, drawnLines: {}, dashedLines: 0, drawnDots: 0, quickFrames: 0 };
-  let page = 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
+  let page = data.start || 0, width = 0, height = 0, scheduled = false, quick = false, settle = null, drag = null;
+  let lastSize = "";  // the plot's size at the last fit
 
   const chartX = (n) => F.margin + (n - F.min_n) * F.grid;
   const chartY = (s) => F.margin + (F.max_s - s) * F.grid;
@@ -63,25 +67,49 @@
   }
 
   // -- view -------------------------------------------------------------------------------------------------
-  function resize() {
-    const dpr = window.devicePixelRatio || 1;
+  // The canvas is as tall as the fitted chart needs (at most the room the plot has below the bar, less the stem
+  // labels and title), so the stem labels sit under its s = 0 row and what the window has beyond the chart is left
+  // below the axis title or right of the chart, never between the chart and its axes.
+  function layout() {
+    const room = plot.clientHeight - xAxis.offsetHeight - xTitle.offsetHeight;
     width = canvas.clientWidth;
-    height = canvas.clientHeight;
+    height = Math.max(0, Math.min(room, Math.ceil(fitScaleFor(width, room) * (spanY() + 2 * DOT) + 2 * PAD)));
+    canvas.style.height = height + "px";
+    const dpr = window.devicePixelRatio || 1;
     canvas.width = Math.round(width * dpr);
     canvas.height = Math.round(height * dpr);
   }
 
-  function fitScale() {
-    return Math.min(width / F.width, height / F.height);
+  // What a fitted view shows, in chart units: the stems and rows, DOT beyond the outer dots' centres (RIGHT on the
+  // right, where a crowded cell writes its count), and PAD CSS pixels beyond that for the axis labels' halves.
+  const spanX = () => chartX(F.max_n) - chartX(F.min_n) + DOT + RIGHT;
+  const spanY = () => chartY(0) - chartY(F.max_s);
+
+  function fitScaleFor(w, h) {
+    return Math.max(0, Math.min((w - 2 * PAD) / spanX(), (h - 2 * PAD) / (spanY() + 2 * DOT)));
   }
 
-  // The whole chart, its s = 0 row and its first stem close to the axes' labels (at most GAP pixels away): the
-  // room the canvas has beyond the chart goes above it and to its right, not between the chart and its axes.
+  function fitScale() {
+    return fitScaleFor(width, height);
+  }
+
+  // The whole chart, its s = 0 row just above the stem labels and its first stem just right of the filtration
+  // labels.
   function fit() {
     view.scale = fitScale();
-    const gap = Math.min(GAP, F.margin * view.scale);
-    view.ox = gap - chartX(F.min_n) * view.scale;
-    view.oy = height - gap - chartY(0) * view.scale;
+    view.ox = PAD + DOT * view.scale - chartX(F.min_n) * view.scale;
+    view.oy = height - PAD - DOT * view.scale - chartY(0) * view.scale;
+  }
+
+  // Fit again whenever the plot's size changes (a resized window, a bar that wraps, a notebook frame that gets its
+  // size after the script ran), and draw at once (before the next paint) once there is room to draw in.
+  function refit() {
+    const size = plot.clientWidth + "x" + plot.clientHeight;
+    if (size === lastSize) return;
+    lastSize = size;
+    layout();
+    fit();
+    if (width > 0 && height > 0) draw();
   }
 
   function zoomAt(x, y, factor) {
@@ -410,7 +438,7 @@
         radio.type = "radio";
         radio.name = "page";
         radio.value = P.name;
-        radio.checked = k === 0;
+        radio.checked = k === page;
         radio.addEventListener("change", () => {
           page = k;
           tooltip.hidden = true;
@@ -470,10 +498,7 @@
   canvas.addEventListener("pointerup", endDrag);
   canvas.addEventListener("pointercancel", endDrag);
   canvas.addEventListener("pointerleave", () => { tooltip.hidden = true; });
-  window.addEventListener("resize", () => {
-    resize();
-    schedule();
-  });
+  new ResizeObserver(refit).observe(plot);
 
   // Read by the tests and the benchmark: the view, what the last frame drew, and when the first one was drawn.
   window.nassauChart = {
@@ -484,7 +509,5 @@
   };
 
   buildControls();
-  resize();
-  fit();
-  draw();
+  refit();
 })();

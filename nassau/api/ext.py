@@ -128,8 +128,8 @@ class Ext:
         return to_svg(self.chart)
 
     def html(self) -> str:
-        """The interactive page --html writes."""
-        return to_html(self.chart)
+        """The interactive page --html writes: with d2 known, E2 and E3 with a switch (on E3 for page 3)."""
+        return to_html(*self._page_chart())
 
     def seqsee(self) -> dict[str, Any]:
         """SeqSee's input JSON, as --seqsee writes it."""
@@ -139,7 +139,13 @@ class Ext:
         return self.svg()
 
     def _repr_html_(self) -> str:
-        return notebook_html(self.chart)
+        chart, page = self._page_chart()
+        return notebook_html(chart, show=page)
+
+    def _page_chart(self) -> tuple[Chart, str]:
+        """The chart the page draws (E2 with d2 when d2 is known: it shows E3 beside it) and the page it opens on."""
+        chart = self.e2_chart if self.with_d2 and self.e2_chart.d2 else self.chart
+        return chart, self.chart.page
 
     def __repr__(self) -> str:
         return f"<Ext of {self.module} through {self.region.describe()}: {self.counted()} ({self.algorithm})>"

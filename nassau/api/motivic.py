@@ -34,7 +34,8 @@ OPS = ("h0", "h1", "h2", "h3")
 
 
 def label(c: MotivicClass) -> str:
-    return f"({c.stem}, {c.s}, {c.weight})"
+    """(stem, s, weight)[index]: the generator's name in every output (docs/motivic.md)."""
+    return f"({c.stem}, {c.s}, {c.weight})[{c.index}]"
 
 
 @dataclass
@@ -59,8 +60,15 @@ class MotivicRun:
 
     @cached_property
     def generators(self) -> list[MotivicClass]:
-        """Every generator of the region (weight <= max_weight), by stem, s, decreasing weight."""
+        """Every generator of the region (weight <= max_weight), by stem, s, decreasing weight, index."""
         return [c for c in self.ext.classes if self._shown(c)]
+
+    def generator(self, stem: int, s: int, weight: int, index: int = 0) -> MotivicClass:
+        """The generator (stem, s, weight)[index]; EngineError (one line) where the region has none such."""
+        found = [c for c in self.generators if (c.stem, c.s, c.weight, c.index) == (stem, s, weight, index)]
+        if not found:
+            raise EngineError(f"no generator ({stem}, {s}, {weight})[{index}] in this run")
+        return found[0]
 
     def product(self, op: str, c: MotivicClass) -> list[tuple[MotivicClass, int]] | None:
         """h_i c as (generator, power of tau) terms, or None where the target lies outside the region."""
@@ -118,21 +126,21 @@ class MotivicRun:
                 if self.module.tau_quotient else "tau-free generators (inverting tau gives the classical chart)")
         lines = [f"{self.module.name} over A^C (C-motivic), {self.region.describe()}: {what}",
                  graded_dimension_string(self.chart()).rstrip("\n"), "",
-                 "generators (stem, s, weight); h_i x as sums of tau^k y; ? outside the region"]
+                 "generators (stem, s, weight)[index]; h_i x as sums of tau^k y; ? outside the region"]
         for c in self.generators:
             prods = "  ".join(f"{op} {self.product_text(self.product(op, c))}" for op in OPS)
-            lines.append(f"{label(c):<14} {self.torsion_name(c):<16} {prods}")
+            lines.append(f"{label(c):<17} {self.torsion_name(c):<16} {prods}")
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> dict:
         def terms(t):
-            return None if t is None else [[y.stem, y.s, y.weight, k] for y, k in t]
+            return None if t is None else [[y.stem, y.s, y.weight, y.index, k] for y, k in t]
 
         return {"module": self.module.name, "motivic": "C", "tau_quotient": self.module.tau_quotient,
                 "region": {"max_s": self.region.max_s, "max_stem": self.region.max_stem,
                            "max_t": self.region.max_t},
                 "max_weight": self.max_weight,
-                "generators": [{"stem": c.stem, "s": c.s, "weight": c.weight, "torsion": c.torsion,
+                "generators": [{"stem": c.stem, "s": c.s, "weight": c.weight, "index": c.index, "torsion": c.torsion,
                                 "products": {op: terms(self.product(op, c)) for op in OPS}}
                                for c in self.generators],
                 "tau_free": [[n, s, k] for (n, s), k in sorted(self.tau_free_dims.items()) if k]}
@@ -149,7 +157,7 @@ class MotivicRun:
         r = self.region
         rows = r.chart_rows()
         return MotivicChart(self.module.name, r.chart_max_stem, r.max_s, r.min_degree,
-                            [MotivicDot(c.stem, c.s, c.weight, c.torsion) for c in self.generators], lines,
+                            [MotivicDot(c.stem, c.s, c.weight, c.index, c.torsion) for c in self.generators], lines,
                             [rows[s] for s in range(r.max_s + 1)])
 
     def svg(self) -> str:

@@ -1,21 +1,24 @@
 """What every command of the CLI shares: the arguments they have in common, the checks made before any work, the
 one way a command resolves its module, and writing to stdout and to files.
 
-A command module (resolve, products, secondary, unstable, tools) imports this and the API, never another command
-module. Every user error is raised as an exception that nassau.cli.main prints as one line with status 2.
+A command module (resolve, products, secondary, unstable, tools, modules) imports this and the API, never another
+command module. Every user error is raised as an exception that nassau.cli.main prints as one line with status 2.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
 from charts.atomic import write_text_atomic
 from charts.html import to_html
-from charts.json_export import write_json
+from charts.json_export import dumps as json_dumps
+from charts.json_export import to_json
 from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
@@ -60,8 +63,8 @@ def quiet_arg(p: argparse.ArgumentParser) -> None:
 
 def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: str = "") -> None:
     p.add_argument("module", metavar=name,
-                   help=about + "S_2, C2, Joker, tmf2, ... (bundled), NAME[shift], NAME@adem, A^B (tensor product), "
-                                "or a path to a module JSON file")
+                   help=about + "S_2, C2, Joker, tmf2, ... (bundled: `nassau modules` lists all 46), NAME[shift], "
+                                "NAME@adem, A^B (tensor product), or a path to a module JSON file")
     region_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "
@@ -74,8 +77,9 @@ def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: st
 
 def chart_products_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--products", nargs="+", metavar="OP",
-                   help="the product lines SVG/JSON/SeqSee charts carry (default: h0 h1 h2 h3): h_i, c0, Ph1, Ph2, "
-                        "d0, e0, c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
+                   help="the product lines the SVG, page, JSON and SeqSee charts carry, in place of the default h0 h1 "
+                        "h2 h3 (name those too to keep them: --products h0 h1 h2 h3 c0): h_i, c0, Ph1, Ph2, d0, e0, "
+                        "c1, g, or NAME=n,s,[v] for any class of the sphere's Ext")
 
 
 def axes_arg(p: argparse.ArgumentParser) -> None:
@@ -95,8 +99,14 @@ def check_output(path: str | None) -> None:
         raise UserError(f"cannot write {path}: it is a directory")
     if not parent.is_dir():
         raise UserError(f"cannot write {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+    if p.exists() and not os.access(p, os.W_OK):
         raise UserError(f"cannot write {path}: permission denied")
+    try:  # as the file will be written (charts.atomic): a new file beside it, where root too may be refused (/proc)
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=f".{p.name}.", suffix=".probe")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: no file can be made in {parent} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
 
 
 def _check_gpu() -> None:
@@ -151,12 +161,24 @@ def stdout(text: str) -> None:
     sys.stdout.flush()
 
 
-def chart_text(text: str, min_degree: int, args: argparse.Namespace) -> str:
+def chart_text(text: str, min_degree: int, args: argparse.Namespace, page: int = 2) -> str:
     """The text chart as --axes asks: with its axes (charts.text.with_axes) when always, or auto and stdout is a
-    terminal; else the reference's bytes."""
-    if args.axes == "always" or (args.axes == "auto" and sys.stdout.isatty()):
-        return with_axes(text, min_degree)
+    terminal, and a page other than E2 named above it; else the reference's bytes (E3's rows alone). On a
+    terminal the chart is cut into panels of stems that fit its width (S_2 through stem 40 is 85 columns wide)."""
+    terminal = sys.stdout.isatty()
+    if args.axes == "always" or (args.axes == "auto" and terminal):
+        return (f"E{page} = ker d2 / im d2\n" if page == 3 else "") + with_axes(
+            text, min_degree, shutil.get_terminal_size().columns if terminal else None)
     return text
+
+
+def write_file(path: str | os.PathLike[str], text: str) -> None:
+    """Write an output file atomically (charts.atomic); a write that fails even so (the disk full, the directory
+    gone since check_output) is a one-line error, not a traceback."""
+    try:
+        write_text_atomic(path, text)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def stdout_lines(lines: Iterable[str]) -> None:
@@ -173,10 +195,10 @@ def write_outputs(ext: Ext | Chart, args: argparse.Namespace) -> None:
         return
     chart = ext.chart if isinstance(ext, Ext) else ext
     if args.json:
-        write_json(chart, args.json)
+        write_file(args.json, json_dumps(to_json(chart)))
     if args.svg:
-        write_text_atomic(args.svg, to_svg(chart))
+        write_file(args.svg, to_svg(chart))
     if args.seqsee:
-        write_text_atomic(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
+        write_file(args.seqsee, json.dumps(to_seqsee(chart), indent=1) + "\n")
     if getattr(args, "html", None):
-        write_text_atomic(args.html, to_html(chart))
+        write_file(args.html, ext.html() if isinstance(ext, Ext) else to_html(chart))

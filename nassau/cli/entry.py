@@ -5,11 +5,15 @@ as the process. The collector walked them over and over while they were built, a
 after: so the collector is kept off while they are imported and what they built is frozen (never examined again).
 That is a choice for the whole process, made here, by the entry point, and not by any module on import; a program
 that imports nassau as a library keeps its collector as it is. So is fp.kernel_loading (cached kernels load without
-readying numba's compiler: 0.23 s of a small run), installed here too.
+readying numba's compiler: 0.23 s of a small run), installed here too. And numba's configuration is read without
+PyYAML: numba imports it (15-25 ms here, every run) only to read a `.numba_config.yaml` in the working directory,
+which nassau neither writes nor needs (its NUMBA_* environment variables are read as always); yaml stays
+importable for whatever asks for it later (Dask, for --workers and --cluster).
 """
 from __future__ import annotations
 
 import gc
+import sys
 from types import ModuleType
 
 
@@ -18,12 +22,17 @@ def load() -> ModuleType:
     collector back on if it was on."""
     collecting = gc.isenabled()
     gc.disable()
+    hidden = "yaml" not in sys.modules and "numba" not in sys.modules
+    if hidden:
+        sys.modules["yaml"] = None  # numba.core.config's `import yaml` fails: no .numba_config.yaml is read
     try:
         from fp import kernel_loading
         from nassau.cli import main as commands
 
         kernel_loading.install()
     finally:
+        if hidden and sys.modules.get("yaml", 0) is None:
+            del sys.modules["yaml"]
         gc.freeze()
         if collecting:
             gc.enable()

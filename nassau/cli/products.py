@@ -14,7 +14,6 @@ from typing import Any
 from algebra.module.homomorphism import ModuleMapError, parse_module_map
 from algebra.module.loader import load_module, module_from_spec
 from algebra.module.spec import read_spec
-from charts.atomic import write_text_atomic
 from charts.json_export import dumps
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, resolve_beside, resolve_over, unit_beside
@@ -26,18 +25,16 @@ from nassau.cli.common import (
     resolve_module,
     stdout_lines,
     threads_arg,
+    write_file,
 )
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
 from nassau.engine.resolve import algorithm_over_module
 from nassau.lifting.chain_map import ChainMap, lift
-from nassau.products.ext_algebra import ExtAlgebra, is_unit_module
+from nassau.products.ext_algebra import ExtAlgebra, is_unit_module, unit_module
 from nassau.products.ext_class import ClassError, ExtClass, parse_class, parse_named_class
 from nassau.products.massey import MasseyError, massey_products, shift_of
 from nassau.products.product_lines import Row, lines, map_rows, product_rows, shifted_region
-from nassau.products.sq0 import sq0_rows
-from nassau.products.steenrod import squares, steenrod_lines
-from nassau.products.yoneda import Yoneda, yoneda_lines
 
 COMMANDS = ("product", "map", "massey", "sq0", "yoneda", "steenrod")
 #: The commands whose constructions are p = 2 only (Sq^0 and the squares; Yoneda's truncations read Sq^{2^j}).
@@ -57,7 +54,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--by", action="append", required=True, metavar="NAME=n,s,[v]",
                    help="a class of the sphere's Ext to multiply by, e.g. g=20,4,[1], or b0=10,2,[1] at p = 3 "
                         "(entries 0..p-1; repeat for several)")
-    p.add_argument("--json", metavar="FILE", help="also write the products as JSON (see README)")
+    p.add_argument("--json", metavar="FILE", help="also write the products as JSON (layout: docs/products.md)")
 
     m = sub.add_parser("map", help="the map on Ext induced by a module homomorphism SOURCE -> TARGET",
                        description="Resolve SOURCE over the region and TARGET over the region lowered by the map's "
@@ -71,7 +68,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "or 0; unnamed elements go to 0 (repeat for several)")
     m.add_argument("--degree", type=int, default=0, metavar="D", help="the map raises degrees by D (default 0)")
     m.add_argument("--name", default="f", help="the name printed on each line (default f)")
-    m.add_argument("--json", metavar="FILE", help="also write the map as JSON (see README)")
+    m.add_argument("--json", metavar="FILE", help="also write the map as JSON (layout: docs/products.md)")
 
 
     q = sub.add_parser("massey", help="Massey products <a, b, x> for every x of Ext(MODULE) with x b = 0",
@@ -82,14 +79,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     computation_args(q)
     q.add_argument("--a", required=True, metavar="n,s,[v]", help="the first class, e.g. 7,1,[1] (h3)")
     q.add_argument("--b", required=True, metavar="n,s,[v]", help="the middle class, e.g. 0,4,[1] (h0^4)")
-    q.add_argument("--json", metavar="FILE", help="also write the brackets as JSON (see README)")
+    q.add_argument("--json", metavar="FILE", help="also write the brackets as JSON (layout: docs/products.md)")
 
 
     z = sub.add_parser("sq0", help="the algebraic Steenrod operation Sq^0 on every class of Ext(S_2)",
                        description="Resolve S_2 and print Sq^0 x_(n, s, i) = [v] (Sq^0: Ext^{s,t} -> Ext^{s,2t}) for "
                                    "every generator whose image lies in the region (the reference's sq0 lines).")
     computation_args(z)
-    z.add_argument("--json", metavar="FILE", help="also write the values as JSON (see README)")
+    z.add_argument("--json", metavar="FILE", help="also write the values as JSON (layout: docs/products.md)")
 
 
     y = sub.add_parser("yoneda", help="a Yoneda representative of a class: its modules' dimensions",
@@ -99,13 +96,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                    "representative depends on the resolution's differentials: the default standard "
                                    "algorithm's are the reference's.")
     _class_args(y, "standard")
-    y.add_argument("--json", metavar="FILE", help="also write the dimensions as JSON (see README)")
+    y.add_argument("--json", metavar="FILE", help="also write the dimensions as JSON (layout: docs/products.md)")
     q2 = sub.add_parser("steenrod", help="the algebraic Steenrod squares Sq^j of a class of Ext(S_2)",
                         description="Resolve S_2 over the rectangle through (2s, 2t), build the class's Yoneda "
                                     "representative Y and lift into Y (x) Y: print its dimensions and Sq^j x for "
                                     "j = s, ..., 0 (Sq^s x = x^2), as the reference's steenrod does.")
     _class_args(q2, "standard")
-    q2.add_argument("--json", metavar="FILE", help="also write the squares as JSON (see README)")
+    q2.add_argument("--json", metavar="FILE", help="also write the squares as JSON (layout: docs/products.md)")
 
 
 def _class_args(p: argparse.ArgumentParser, algorithm: str) -> None:
@@ -127,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     result = {"product": _product, "map": _map, "massey": _massey, "sq0": _sq0, "yoneda": _yoneda,
               "steenrod": _steenrod}[args.command](args)
     if args.json:
-        write_text_atomic(args.json, dumps(result))
+        write_file(args.json, dumps(result))
     return 0
 
 
@@ -154,10 +151,12 @@ def _rows_json(name: str, rows: list[Row], shift: tuple[int, int]) -> list[dict[
 # -- product ----------------------------------------------------------------------------------------------------
 def _product(args: argparse.Namespace) -> dict[str, Any]:
     named = [parse_named_class(text) for text in args.by]
+    unit = _checked_unit(args, named)
     with resolve_module(args) as mod:
-        unit = unit_beside(mod, Region.through([(c.n, c.s) for _, c in named], 0), args.algorithm, args.quiet)
-        for name, c in named:
-            c.check_in(unit.resolution, f"the class {name}")
+        if unit is None:  # the module is the unit: its own resolution is what the products lift into
+            unit = mod
+            for name, c in named:
+                c.check_in(unit.resolution, f"the class {name}")
         alg = ExtAlgebra(mod.resolution, unit.resolution, args.threads)
         found, text = [], []
         with Reporter(None, f"{mod.label}: products by {', '.join(n for n, _ in named)}", args.quiet) as reporter:
@@ -168,6 +167,21 @@ def _product(args: argparse.Namespace) -> dict[str, Any]:
         stdout_lines(text)
         reporter.finish(f"{mod.label}: products by {', '.join(n for n, _ in named)} through {mod.region.describe()}")
         return _head("product", mod) | {"by": {name: _class_json(c) for name, c in named}, "rows": found}
+
+
+def _checked_unit(args: argparse.Namespace, named: list[tuple[str, ExtClass]]) -> Resolved | None:
+    """Check the --by classes before the module's resolution, the long part: their entries against the prime, and
+    their lengths against the unit's Ext, resolved through the classes alone (a few bidegrees). The unit resolved,
+    or None when the module is the unit itself (the module's resolution serves then, and the classes are checked in
+    it again)."""
+    module = load_module(args.module)
+    for name, c in named:
+        c.check_entries(module.algebra.prime, f"the class {name}")
+    reach = Region.through([(c.n, c.s) for _, c in named], 0)
+    unit = resolve_beside(unit_module(module), reach, args.algorithm, args.threads, quiet=True)  # a check: no line
+    for name, c in named:
+        c.check_in(unit.resolution, f"the class {name}")
+    return None if is_unit_module(module) else unit
 
 
 # -- massey -----------------------------------------------------------------------------------------------------
@@ -191,6 +205,8 @@ def _massey(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- Sq^0 --------------------------------------------------------------------------------------------------------
 def _sq0(args: argparse.Namespace) -> dict[str, Any]:
+    from nassau.products.sq0 import sq0_rows  # here, as in _yoneda and _steenrod: the other commands need none
+
     with resolve_module(args) as mod:
         if not is_unit_module(mod.module):
             raise UserError(f"sq0 is defined here for the sphere S_2 only, not {mod.label}")
@@ -220,6 +236,8 @@ def _resolve_for_class(args: argparse.Namespace, region_of) -> tuple[Resolved, E
 
 
 def _yoneda(args: argparse.Namespace) -> dict[str, Any]:
+    from nassau.products.yoneda import Yoneda, yoneda_lines
+
     mod, x = _resolve_for_class(args, lambda c: {"max_s": c.s, "max_stem": c.n})
     with Reporter(None, f"{mod.label}: a Yoneda representative of {x}", args.quiet) as reporter:
         y = Yoneda(mod.resolution, x)
@@ -233,6 +251,8 @@ def _yoneda(args: argparse.Namespace) -> dict[str, Any]:
 
 # -- Steenrod squares ---------------------------------------------------------------------------------------------
 def _steenrod(args: argparse.Namespace) -> dict[str, Any]:
+    from nassau.products.steenrod import squares, steenrod_lines
+
     if not is_unit_module(load_module(args.module)):
         raise UserError(f"steenrod is defined here for the sphere S_2 only, not {args.module}")
     mod, x = _resolve_for_class(args, lambda c: {"max_s": 2 * c.s, "max_t": 2 * c.t})

@@ -11,7 +11,6 @@ import json
 
 from algebra.module.loader import load_module
 from algebra.module.writer import fd_json
-from charts.atomic import write_text_atomic
 from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
@@ -33,6 +32,7 @@ from nassau.cli.common import (
     region_of,
     stdout,
     threads_arg,
+    write_file,
     write_outputs,
 )
 from nassau.engine.resolve import choose_algorithm
@@ -104,10 +104,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 def _chart_files(p: argparse.ArgumentParser, estimate: bool = False) -> None:
     if estimate:  # with --estimate, --json alone prints the estimate as JSON
         p.add_argument("--json", metavar="FILE", nargs="?", const="",
-                       help="also write the chart as JSON (see README); with --estimate and no FILE, print the "
-                            "estimate as one JSON object")
+                       help="also write the chart as JSON (layout: docs/charts.md); with --estimate and no FILE, "
+                            "print the estimate as one JSON object")
     else:
-        p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (see README)")
+        p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (layout: docs/charts.md)")
     p.add_argument("--svg", metavar="FILE", help="also draw the chart (with its product lines) as SVG")
     p.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
@@ -196,7 +196,7 @@ def _compute(args: argparse.Namespace) -> int:
             else:
                 _chart_phase(reporter, ext, any(output_paths(args)))
                 write_outputs(ext, args)
-                text = chart_text(ext.text(), ext.region.min_degree, args)
+                text = chart_text(ext.text(), ext.region.min_degree, args, ext.page)
     stdout(text)
     if lines_only:
         reporter.finish(f"{req.spec.display}: products through {ext.region.describe()}")
@@ -231,11 +231,11 @@ def _motivic(args: argparse.Namespace) -> int:
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()
         if args.json:
-            write_text_atomic(args.json, run.json_text())
+            write_file(args.json, run.json_text())
         if args.svg:
-            write_text_atomic(args.svg, run.svg())
+            write_file(args.svg, run.svg())
         if args.html:
-            write_text_atomic(args.html, run.html())
+            write_file(args.html, run.html())
         wrong = run.tau_inverted_mismatches() if args.tau_inverted else []
     stdout(text)
     if args.tau_inverted:
@@ -272,7 +272,7 @@ def _tensor(args: argparse.Namespace) -> int:
     check_output(args.output)
     text = fd_json(load_module(f"{args.module}^{args.target}")) + "\n"
     if args.output:
-        write_text_atomic(args.output, text)
+        write_file(args.output, text)
     else:
         stdout(text)
     return 0
@@ -307,7 +307,7 @@ def _chart(args: argparse.Namespace) -> int:
                    max_t=args.max_t, max_s=args.max_s)
         _chart_phase(reporter, ext, any(output_paths(args)))
         write_outputs(ext, args)
-        text = chart_text(ext.text(), ext.region.min_degree, args)
+        text = chart_text(ext.text(), ext.region.min_degree, args, ext.page)
     if not args.quiet:
         stdout(text)
     return 0

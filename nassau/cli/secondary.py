@@ -12,14 +12,13 @@ same algorithm over the region the reference gives it.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from algebra.module.loader import load_module
-from charts.atomic import write_text_atomic
 from charts.json_export import dumps
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Resolved, unit_beside
-from nassau.cli.common import check_request, computation_args, resolve_module, stdout, stdout_lines
+from nassau.cli.common import check_request, computation_args, resolve_module, stdout, stdout_lines, write_file
 from nassau.engine.errors import RegionError
 from nassau.engine.preimages import LiftError
 from nassau.engine.region import Region
@@ -28,9 +27,11 @@ from nassau.products.ext_algebra import is_unit_module
 from nassau.products.ext_class import parse_named_class
 from nassau.secondary.homotopy import SecondaryHomotopy, check_secondary, d2_entries, d2_lines, secondary_homotopy
 from nassau.secondary.lift import SecondaryError
-from nassau.secondary.massey import LambdaClass, parse_lambda_class, secondary_massey
-from nassau.secondary.product import SecondaryExt, secondary_products
 from nassau.store.save_dir import SaveDir
+
+if TYPE_CHECKING:
+    from nassau.secondary.massey import LambdaClass
+    from nassau.secondary.product import SecondaryExt
 
 COMMANDS = ("secondary",)
 ERRORS = (SecondaryError, LiftError)
@@ -51,10 +52,12 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     what.add_argument("--massey", nargs=2, metavar=("A", "B"),
                       help="<A, B, c> in Mod_{Cλ²} for every c of Ext(S_2) with B c = 0; A (over MODULE) and B "
                            "(over S_2) are NAME=n,s,[v], NAME=n,s,[v]+λNAME2=[w] or λNAME2=n,s,[w] (w at (n, s+1))")
-    p.add_argument("--json", metavar="FILE", help="also write the result as JSON (see README)")
+    p.add_argument("--json", metavar="FILE", help="also write the result as JSON (layout: docs/secondary.md)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from nassau.secondary.massey import parse_lambda_class  # here, as the Mod_{C lambda^2} parts: other commands
+
     check_request(args, (args.json,), gpu=True)
     products = [parse_named_class(text) for text in args.product or []]
     massey = [parse_lambda_class(text) for text in args.massey or []]
@@ -75,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
             region = mod.region
             head = {"module": mod.label, "algorithm": mod.algorithm,
                     "region": {"max_s": region.max_s, "max_stem": region.max_stem, "max_t": region.max_t}}
-            write_text_atomic(args.json, dumps(head | result))
+            write_file(args.json, dumps(head | result))
         return 0
 
 
@@ -83,6 +86,8 @@ def _secondary_ext(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy
                    reach: tuple[int, int]) -> SecondaryExt:
     """M's lift beside the unit's: M's own when M is k, else S_2 resolved through (stem, s) of M's region less
     `reach` (as the reference resolves its unit) and lifted."""
+    from nassau.secondary.product import SecondaryExt
+
     region = mod.region
     if is_unit_module(mod.module):
         return SecondaryExt(h, region, h, region, args.threads)
@@ -103,6 +108,8 @@ def _lifted(args: argparse.Namespace, res: Resolution, region: Region, label: st
 
 
 def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, named: list) -> dict[str, Any]:
+    from nassau.secondary.product import secondary_products
+
     ext = _secondary_ext(args, mod, h, (min(c.n for _, c in named), min(c.s for _, c in named)))
     text, found = [], []
     with Reporter(None, f"{mod.label}: products in Mod_{{Cλ²}}", args.quiet):
@@ -119,6 +126,8 @@ def _products(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, nam
 
 def _massey(args: argparse.Namespace, mod: Resolved, h: SecondaryHomotopy, a: LambdaClass,
             b: LambdaClass) -> dict[str, Any]:
+    from nassau.secondary.massey import secondary_massey
+
     ext = _secondary_ext(args, mod, h, (a.n, a.s))
     with Reporter(None, f"{mod.label}: Massey products in Mod_{{Cλ²}}", args.quiet):
         rows = secondary_massey(ext, a, b)

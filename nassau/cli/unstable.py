@@ -13,13 +13,12 @@ from pathlib import Path
 
 from algebra.module.loader import module_from_spec
 from algebra.module.spec import read_spec
-from charts.atomic import write_text_atomic
 from charts.svg import to_svg
 from charts.tikz import to_tikz
 from nassau.api.chart_data import build_chart
 from nassau.api.progress import Reporter
 from nassau.api.request import DEFAULT_MAX_S
-from nassau.cli.common import UserError, check_request, quiet_arg, stdout, threads_arg
+from nassau.cli.common import UserError, check_request, quiet_arg, stdout, threads_arg, write_file
 from nassau.engine.region import Region
 from nassau.engine.resolve import UNSTABLE
 from nassau.tools.suspension import resolve_suspensions, suspension_count, suspension_lines
@@ -95,4 +94,4 @@ def _charts(family, args: argparse.Namespace, display: str, reporter: Reporter) 
         with reporter.hidden():
             stdout("\\begin{figure}[p]\\centering\n" + to_tikz(chart, header) + "\\end{figure}\n")
         if args.svg_dir is not None:
-            write_text_atomic(Path(args.svg_dir) / f"{susp.spec.display}.svg", to_svg(chart))
+            write_file(Path(args.svg_dir) / f"{susp.spec.display}.svg", to_svg(chart))

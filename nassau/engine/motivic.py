@@ -17,10 +17,18 @@ I the image of the old generators), and ker d_s for the next filtration. Both co
   small elimination per weight.
 - ker d_s on the old basis and the new generators y_i (d(y_i) = k_i): (a, b) with a C = b on the new generators'
   coordinates and 0 elsewhere, so a runs over ker C' (C' = C without the new generators' columns) and b = a C.
-  Reducing [C' | I] with the rows by decreasing weight gives an RREF kernel whose vector with pivot row p has its
-  other rows after p, of weight <= w(p): a basis adapted to the weights, reduced at its pivots, as the next step
-  needs. C' has at most as many columns as D has rank, so this reduction is smaller than the classical [D | I],
-  and fp.left_kernel finds its result from C'^T, about a third of the work.
+  The next step needs it as reducing [C' | I] with the rows by decreasing weight gives it: an RREF kernel whose
+  vector with pivot row p has its other rows after p, of weight <= w(p), a basis adapted to the weights, reduced at
+  its pivots. C' is block triangular: a row of weight w has coordinates of weight <= w only, and its block D_w (rows
+  of weight w, covered coordinates of weight w) has full column rank. So the rows Q independent of the rows after
+  them are, weight by weight, those of D_w independent of the later rows of weight w (Q_w, an elimination of D_w's
+  transpose), the kernel's pivots are the other rows P, and its vector at p is p plus the combination x of Q with
+  x C'_Q = C'_p, solved block by block from the highest weight with the inverses of the square blocks D_w on Q_w.
+  A step finds Q, which is all the next step reads (its coordinates are the rows at the pivots P), and keeps C
+  (FactoredCycles); only the vectors that become generators are solved for, at the next step. That replaces one
+  elimination of C'^T (the image's rank by the rows, the widest of all at high t: 62166 rows at (13, 127)) by one
+  per weight, a few per cent of its work; the elimination of C'^T itself (fp.left_kernel, tests/oracles/motivic.py)
+  is the twin the tests compare it with bit for bit.
 Unlike over A, a new generator y may meet ker d_s (d(y) = v with tau v = d(x): tau y - x is a cycle): that is b.
 So the resolution is minimal over the graded ring F_2[tau] (d lands in tau F + A^C_{>0} F), its Hom complex into
 M_2 has differentials tau^k, k >= 1, and Ext is that complex's homology (nassau.products.motivic_ext). A naive twin
@@ -40,7 +48,7 @@ import numpy as np
 
 from algebra.milnor.motivic_weight import degree_weights
 from algebra.module.motivic import MotivicModule
-from fp.left_kernel import left_kernel
+from fp.left_kernel import left_kernel, triangular_split
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.scheduler import run_jobs
@@ -72,7 +80,7 @@ class MotivicResolution(Resolution):
         super().__init__(motivic.module, "standard")
         self.motivic = motivic
         self.weights: list[list[int]] = []
-        self.cycles: dict[tuple[int, int], Cycles] = {}
+        self.cycles: dict[tuple[int, int], Cycles | FactoredCycles] = {}
         self._algebra_weights: dict[int, np.ndarray] = {}
 
     def gen_weights(self, s: int) -> np.ndarray:
@@ -102,31 +110,66 @@ class MotivicResolution(Resolution):
         return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
 
 
-def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles, res: Resolution
-                    ) -> tuple[np.ndarray, Cycles]:
+@dataclass(frozen=True)
+class FactoredCycles:
+    """ker d_s in degree t as a step finds it (see the module's docstring): each vector's pivot (a row of d_s,
+    increasing) and weight, and what gives any of its vectors: the rows' coordinates C (n x m, packed) in the cycle
+    basis below, the new generators' coordinates `new`, and per weight w, from the highest, the rows Q_w, the
+    coordinates of weight w and the solver L_w of C on them (fp.left_kernel.triangular_split)."""
+
+    weights: np.ndarray
+    pivots: np.ndarray
+    coords: np.ndarray
+    blocks: tuple[tuple[np.ndarray, np.ndarray, np.ndarray], ...]
+    new: np.ndarray
+    ncoords: int
+
+    def natural(self, which: np.ndarray, field_) -> np.ndarray:
+        """The chosen vectors over F_s's basis (the old basis, then the new generators): the pivot p, the x on Q
+        with x C' = C'_p (solved weight by weight from the highest), and b = (p + x) C on the new generators'
+        coordinates."""
+        n = self.coords.shape[0]
+        width = n + len(self.new)
+        chosen = self.pivots[which]
+        out = field_.zeros(len(chosen), width)
+        if not len(chosen):
+            return out
+        out[np.arange(len(chosen)), chosen >> 6] |= np.left_shift(np.uint64(1), (chosen & 63).astype(np.uint64))
+        residual = self.coords[chosen]  # (p + x so far) C: zero on the blocks solved, but for their new ones
+        for q, here, solver in self.blocks:
+            z = field_.gather(residual, here)
+            if not z.any():  # the blocks above the chosen vectors' weights, and any they leave alone
+                continue
+            x = field_.matmul(z, solver, len(here), len(q))
+            field_.addmul(residual, x, self.coords[q], len(q), self.ncoords)
+            out |= field_.scatter(x, q, width)
+        return out | field_.scatter(field_.gather(residual, self.new), np.arange(n, width), width)
+
+
+def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles | FactoredCycles, res: Resolution
+                    ) -> tuple[np.ndarray, FactoredCycles]:
     """One step's elimination (see the module's docstring). rows: d on F_s's old basis in degree t (packed, with
     weights), each in the span of the cycles of weight <= its own. Returns the new generators (a mask over the
-    cycles) and ker d_s over the old basis and the new generators (new ones last) as the next step's Cycles."""
+    cycles) and ker d_s over the old basis and the new generators (new ones last) for the next step."""
     f = res.field
     n, m = len(weights), len(cycles.weights)
     coords = f.gather(rows, cycles.pivots)  # n x m: each row in the cycle basis
     fresh = np.ones(m, dtype=bool)
-    for w in np.unique(cycles.weights):
+    blocks = []
+    for w in np.unique(cycles.weights)[::-1]:
         here = np.nonzero(cycles.weights == w)[0]
-        block = coords[weights == w]
-        if len(block):
-            fresh[here[f.row_reduce(f.gather(block, here), len(here))]] = False
-    order = np.argsort(-weights, kind="stable")
-    old, new = np.nonzero(~fresh)[0], np.nonzero(fresh)[0]
-    relations = left_kernel(coords, old, order)  # [C' | I] reduced, rows by decreasing weight, without the I
-    a = relations.basis  # over the rows in `order`
-    b = f.matmul(a, f.gather(coords, new)[order], n, len(new))
-    width = n + len(new)
-    basis = f.scatter(a, np.arange(n), width) | f.scatter(b, np.arange(n, width), width)
-    pivots = order[relations.pivots]
-    by_pivot = np.argsort(pivots)  # so the next step gathers its coordinates in column order (a fast gather)
-    pivots = pivots[by_pivot]
-    return fresh, Cycles(basis[by_pivot], weights[pivots], pivots, np.concatenate([order, np.arange(n, width)]))
+        mine = np.nonzero(weights == w)[0]
+        if len(mine):
+            q, dependent, solver = triangular_split(coords, mine, here)
+            fresh[here] = False
+            fresh[here[dependent]] = True
+            if len(q):
+                blocks.append((mine[q], here, solver))
+    independent = np.zeros(n, dtype=bool)
+    for q, _, _ in blocks:
+        independent[q] = True
+    pivots = np.nonzero(~independent)[0]
+    return fresh, FactoredCycles(weights[pivots], pivots, coords, tuple(blocks), np.nonzero(fresh)[0], m)
 
 
 def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndarray, np.ndarray, int]:
@@ -142,7 +185,7 @@ def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndar
     return d.matrix(t, np.arange(len(weights), dtype=np.int64), target_ngens), weights, ncols
 
 
-def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> Cycles | None:
+def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> FactoredCycles | None:
     """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)
     and returns it (None when not kept)."""
     rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t))
@@ -183,7 +226,7 @@ def motivic_region(region: Region) -> Region:
 
 class Store(Protocol):
     def load_into(self, res: MotivicResolution, region: Region) -> int: ...
-    def save(self, res: MotivicResolution, s: int, t: int, kept: Cycles | None) -> None: ...
+    def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None: ...
 
 
 def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,

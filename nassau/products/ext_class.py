@@ -43,6 +43,11 @@ class ExtClass:
             return (self.n + 1).bit_length() - 1
         return None
 
+    def check_entries(self, p: int, what: str) -> None:
+        """Refuse an entry that is not below p (known before anything is resolved)."""
+        if any(v >= p for v in self.vector):
+            raise ClassError(f"{what} ({self}) has an entry that is not below p = {p}")
+
     def __str__(self) -> str:
         return f"{self.n},{self.s},[{','.join(map(str, self.vector))}]"
 
@@ -54,9 +59,7 @@ class ExtClass:
         if len(self.vector) != dim:
             raise ClassError(f"{what} ({self}) needs a vector of length {dim} = dim Ext at (n={self.n}, s={self.s}), "
                              f"got {len(self.vector)}")
-        p = res.field.p
-        if any(v >= p for v in self.vector):
-            raise ClassError(f"{what} ({self}) has an entry that is not below p = {p}")
+        self.check_entries(res.field.p, what)
         if self.s == 0 and self.n < res.min_degree:
             raise ClassError(f"{what} ({self}) lies below {res.module.name}'s bottom degree")
 

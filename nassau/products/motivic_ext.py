@@ -12,6 +12,11 @@ generator.
 
 h_i x for a cocycle x at (s, t): (h_i x)(g') = sum_k [coefficient of Sq^(2^i) k in d(g')] x(k), as over A (each
 entry a power of tau fixed by the weights), then written in the generators above.
+
+A trigrading (stem, s, weight) may hold several generators (S_2 at (35, 5, 20): h2 d1, tau-free, and h1^4 h5,
+killed by tau), so each has an index there, 0, 1, ...: the tau-free ones first, then by increasing torsion order,
+ties in the order of the resolution's generators that carry them (the order the resolution made them). Only the
+ties depend on the resolution: how many generators of each torsion order a trigrading has is Ext's own.
 """
 from __future__ import annotations
 
@@ -31,7 +36,8 @@ def h_weight(i: int) -> int:
 
 @dataclass(frozen=True)
 class MotivicClass:
-    """A generator of Ext over F_2[tau]: (stem, s, weight) and its tau-torsion order (None: tau-free)."""
+    """A generator of Ext over F_2[tau]: (stem, s, weight), its index there and its tau-torsion order (None:
+    tau-free)."""
 
     stem: int
     s: int
@@ -39,6 +45,8 @@ class MotivicClass:
     torsion: int | None
     #: Its index among the cells (generators) of internal degree t, in the complex's order.
     cell: int
+    #: Its index among the generators of its (stem, s, weight) (the module docstring gives the order).
+    index: int
 
     @property
     def t(self) -> int:
@@ -107,13 +115,18 @@ class DegreeComplex:
                 self.rep[i] = v[:, i] if j is None else r[:, j]
 
     def classes(self, s: int) -> list[MotivicClass]:
-        out = []
+        """The generators of row s, each with its index in its weight: tau-free first, then by torsion order."""
+        found = []
         for i in sorted(self.killer):
             if self.s[i] != s:
                 continue
             j = self.killer[i]
             torsion = 1 if self.quotient else (None if j is None else int(self.weights[i] - self.weights[j]))
-            out.append(MotivicClass(self.t - s, s, int(self.weights[i]), torsion, i))
+            found.append((int(self.weights[i]), -1 if torsion is None else torsion, i, torsion))
+        out, seen = [], {}
+        for w, _, i, torsion in sorted(found):
+            seen[w] = seen.get(w, -1) + 1
+            out.append(MotivicClass(self.t - s, s, w, torsion, i, seen[w]))
         return out
 
     def express(self, z: np.ndarray, u: int) -> list[tuple[int, int]]:
@@ -148,10 +161,10 @@ class MotivicExt:
 
     @cached_property
     def classes(self) -> list[MotivicClass]:
-        """Every generator, by stem, then s, then decreasing weight."""
+        """Every generator, by stem, then s, then decreasing weight, then index."""
         out = [c for t in range(self.res.min_degree, self.max_t + 1) for s in range(self.max_s + 1)
                if self.res.is_done(s, t) for c in self.degree(t).classes(s)]
-        return sorted(out, key=lambda c: (c.stem, c.s, -c.weight, c.cell))
+        return sorted(out, key=lambda c: (c.stem, c.s, -c.weight, c.index))
 
     def tau_free_dims(self) -> dict[tuple[int, int], int]:
         """(s, t) -> the number of tau-free summands: dim Ext_A^{s,t} once tau is inverted."""
@@ -162,10 +175,12 @@ class MotivicExt:
         return {b: out.get(b, 0) for b in self.res.dims()}
 
     def find(self, stem: int, s: int, weight: int) -> list[MotivicClass]:
+        """The generators of (stem, s, weight), by index."""
         return [c for c in self.classes if (c.stem, c.s, c.weight) == (stem, s, weight)]
 
     def h_product(self, i: int, x: MotivicClass) -> list[tuple[MotivicClass, int]] | None:
-        """h_i x as sum tau^k y over generators y (None if its bidegree is outside the resolution)."""
+        """h_i x as sum tau^k y over generators y, by decreasing weight and index (None if its bidegree is outside
+        the resolution)."""
         step = 1 << i
         t2, s2 = x.t + step, x.s + 1
         if s2 > self.max_s or t2 > self.max_t or not self.res.is_done(s2, t2):
@@ -193,4 +208,5 @@ class MotivicExt:
                     z[jj] ^= 1
         assert all(there.weights[j] >= u for j in np.nonzero(z)[0]), "h_i x has a term of too low weight"
         by_cell = {c.cell: c for c in there.classes(s2)}
-        return [(by_cell[i2], k) for i2, k in there.express(z, u)]
+        terms = [(by_cell[i2], k) for i2, k in there.express(z, u)]
+        return sorted(terms, key=lambda term: (-term[0].weight, term[0].index))

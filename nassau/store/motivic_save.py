@@ -16,7 +16,7 @@ import numpy as np
 
 from algebra.module.motivic import MotivicModule
 from algebra.module.spec import read_spec
-from nassau.engine.motivic import Cycles, MotivicResolution, kernel_cycles
+from nassau.engine.motivic import Cycles, FactoredCycles, MotivicResolution, kernel_cycles
 from nassau.engine.region import Region
 from nassau.store.save_dir import SaveDir, StoreError
 
@@ -29,7 +29,7 @@ class MotivicSave:
         self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM)
         self.store.open(region)
 
-    def save(self, res: MotivicResolution, s: int, t: int, kept: Cycles | None) -> None:
+    def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None:
         """(s, t)'s weights and kept kernel first, then its bidegree file; and (s - 1, t)'s kernel is no longer
         needed."""
         fs = res.free(s)

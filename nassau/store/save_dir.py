@@ -296,7 +296,11 @@ def read_manifest(path: Path) -> dict:
         if not isinstance(data, dict):
             raise ValueError("not an object")
         return data
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        if not Path(path).exists():
+            raise StoreError(f"save directory {path} does not exist") from None
+        if not Path(path).is_dir():
+            raise StoreError(f"{path} is a file, not a save directory") from None
         raise StoreError(f"{path} is not a nassau save directory (no {MANIFEST})") from None
     except (ValueError, UnicodeDecodeError) as exc:
         raise StoreError(f"{manifest} is corrupt ({exc}); refusing to use the directory") from None

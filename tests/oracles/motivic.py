@@ -71,3 +71,26 @@ def _full(res, s: int, t: int) -> tuple[np.ndarray, np.ndarray, int]:
 
     rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t + 1))
     return to_bool(rows, ncols), weights, ncols
+
+
+def kernel_from_the_transpose(coords: np.ndarray, weights: np.ndarray, fresh: np.ndarray):
+    """ker d_s as a step found it before FactoredCycles: ker C' (C' = coords without the new generators' columns)
+    by one elimination of C'^T with the rows by decreasing weight (fp.left_kernel), then b = a C on the new
+    generators' coordinates; a dense Cycles, the twin of reduce_weighted's kernel."""
+    from fp import field
+    from fp.left_kernel import left_kernel
+    from nassau.engine.motivic import Cycles
+
+    f = field(2)
+    n = len(weights)
+    order = np.argsort(-weights, kind="stable")
+    old, new = np.nonzero(~fresh)[0], np.nonzero(fresh)[0]
+    relations = left_kernel(coords, old, order)
+    a = relations.basis
+    b = f.matmul(a, f.gather(coords, new)[order], n, len(new))
+    width = n + len(new)
+    basis = f.scatter(a, np.arange(n), width) | f.scatter(b, np.arange(n, width), width)
+    pivots = order[relations.pivots]
+    by_pivot = np.argsort(pivots)
+    pivots = pivots[by_pivot]
+    return Cycles(basis[by_pivot], weights[pivots], pivots, np.concatenate([order, np.arange(n, width)]))
