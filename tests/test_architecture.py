@@ -26,6 +26,7 @@ ORDER = (
     "charts",
     "nassau.engine",
     "nassau.store",
+    "nassau.cost",
     "nassau.lifting",
     "nassau.products",
     "nassau.secondary",

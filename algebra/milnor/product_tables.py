@@ -483,6 +483,14 @@ class ProductTables:
     def snapshot(self) -> Snapshot:
         return self._snap
 
+    def limit(self, budget: int) -> None:
+        """Lower the budget (a run's memory budget leaves the tables this much); tables past it are not made, in any
+        process sharing them. The tables kept stay."""
+        with self._arena.lock:
+            self.budget = min(self.budget, int(budget))
+            if self.nbytes >= self.budget:
+                self._arena.counters[FULL] = 1
+
     def share_between_processes(self) -> None:
         """Move the tables to memory shared with processes forked from now on, so that what one of them fills every
         other reads (nassau.engine.processes). Kept private if the system gives too little shared memory, or no

@@ -8,6 +8,8 @@ import time
 from html import escape
 
 from nassau.api.progress import StopsOnError
+from nassau.cost.estimate import Estimate
+from nassau.cost.eta import Countdown
 
 UPDATE_EVERY = 0.25
 """Seconds between redraws: a run finishes thousands of bidegrees, the notebook needs a few frames."""
@@ -28,6 +30,7 @@ class NotebookBar(StopsOnError):
         self.total, self.label, self.done = total, label, 0
         self.start = self._shown = time.perf_counter()
         self._lock = threading.Lock()
+        self._countdown: Countdown | None = None
         self._handle = display(self._html(self._render("")), display_id=True)
 
     def _render(self, note: str) -> str:
@@ -35,14 +38,23 @@ class NotebookBar(StopsOnError):
                 f"{escape(self.label)}: {self.done}/{self.total} bidegrees, {time.perf_counter() - self.start:.1f} s"
                 f"{escape(note)}</div>")
 
+    def expect(self, est: Estimate) -> None:
+        """The run's estimate, shown beside the bar, whose ETA counts down."""
+        self._countdown = Countdown(est)
+        self.label = f"{self.label} (estimate {est.line()})"
+
     def advance(self, s: int, t: int) -> None:
         """One bidegree finished (called from worker threads)."""
         with self._lock:
             self.done += 1
+            if self._countdown is not None:
+                self._countdown.advance(s, t)
             now = time.perf_counter()
             if now - self._shown >= UPDATE_EVERY:
                 self._shown = now
-                self._handle.update(self._html(self._render(f"; last (n={t - s}, s={s})")))
+                eta = self._countdown.text() if self._countdown is not None else ""
+                eta = f", {eta}" if eta else ""
+                self._handle.update(self._html(self._render(f"; last (n={t - s}, s={s}){eta}")))
 
     def finish(self, summary: str) -> None:
         self._handle.update(self._html(self._render(f". {summary}")))

@@ -9,6 +9,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
+from nassau.cost.eta import Countdown
+from nassau.cost.estimate import Estimate
+
 if TYPE_CHECKING:
     from rich.progress import Progress
 
@@ -43,6 +46,7 @@ class Reporter(StopsOnError):
         self._note = ""
         self.start = time.perf_counter()
         self._lock = threading.Lock()
+        self._countdown: Countdown | None = None
         self._live = not quiet and self.stream.isatty()
         self._progress: Progress | None = None
         if self._live:
@@ -61,7 +65,16 @@ class Reporter(StopsOnError):
 
     def advance(self, s: int, t: int) -> None:
         """One bidegree finished."""
+        if self._countdown is not None:
+            self._countdown.advance(s, t)
         self.step(f"(n={t - s}, s={s})")
+
+    def expect(self, est: Estimate) -> None:
+        """The run's estimate: printed now (above the bar, or as its own line), and the bar counts down its ETA."""
+        self._countdown = Countdown(est)
+        if not self.quiet:
+            with self.hidden():
+                print(f"{self.label}: estimate {est.line()}", file=self.stream, flush=True)
 
     def step(self, where: str) -> None:
         """One unit of the phase finished; `where` is shown beside the label."""
@@ -106,7 +119,8 @@ class Reporter(StopsOnError):
         return f"{self.done}/{self.total} {self.unit}" if self.total is not None else ""
 
     def _description(self) -> str:
-        return self.label + self._where + (f" [{self._note}]" if self._note else "")
+        eta = self._countdown.text() if self._countdown is not None and self.done < (self.total or 0) else ""
+        return self.label + self._where + (f" [{self._note}]" if self._note else "") + (f" {eta}" if eta else "")
 
     @property
     def elapsed(self) -> float:

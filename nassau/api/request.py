@@ -24,6 +24,10 @@ from nassau.api.ext import Ext
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
+from nassau.cost import calibration
+from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
+from nassau.cost.estimate import Estimate
+from nassau.cost.memory import BudgetError, available_bytes, parse_size
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -66,6 +70,57 @@ class Request:
     cluster: str | None = None
     workers: int | None = None
     processes: bool = False
+    #: The memory budget in bytes the run is held to (None: not held), whether it was named (else the memory
+    #: available), and whether a run whose estimate exceeds it goes ahead anyway.
+    memory: int | None = None
+    memory_named: bool = False
+    force: bool = False
+    #: plan()'s answer: the estimate and the product tables' budget, and for a forced run over its budget the part
+    #: that fits (its region, estimate and tables' budget), run first so that what it finishes is kept.
+    _plan: tuple | None = None
+
+    @property
+    def small(self) -> bool:
+        """Whether the run reaches no stem beyond its module's probe (calibration.within_probe)."""
+        return calibration.within_probe(self.module, self.region)
+
+    def estimate(self, timed: bool = True) -> Estimate:
+        """What the run will cost (nassau.cost.estimate), with its product tables sized for the memory budget when
+        it has one. timed: with the wall time (calibrating this machine once, a few seconds, if it never was)."""
+        est, _ = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
+                        self.memory if self.memory is not None else available_bytes(), timed=timed,
+                        saving=self.store is not None)
+        return est
+
+    def plan(self) -> Estimate | None:
+        """Check the run against its memory budget before any work: EngineError (one line, naming the estimate and
+        the largest stem that fits) when the estimate exceeds it, unless forced. Returns the estimate shown at the
+        start of the run (None for a small run, or one that is not held to a budget)."""
+        if self._plan is not None:
+            return self._plan[0]
+        if self.memory is None or self.small or self.cluster is not None or self.workers is not None:
+            self._plan = (None, None, None)
+            return None
+        gm = calibration.probe(self.module, self.spec, self.algorithm, self.region)
+        est, tables = fitted(self.module, self.spec, self.region, self.algorithm, self.threads, self.processes,
+                             self.memory, gm, saving=self.store is not None)
+        part = None
+        if not fits(est, self.memory):
+            largest = largest_stem(self.module, self.spec, self.region, self.algorithm, self.threads,
+                                   self.processes, self.memory, gm)
+            if not self.force:
+                raise EngineError(refusal(self.spec.display, self.region, est, self.memory, largest,
+                                          self.memory_named))
+            if largest is not None:
+                first = Region(max_s=self.region.max_s, min_degree=self.region.min_degree, max_stem=largest)
+                part = (first, *fitted(self.module, self.spec, first, self.algorithm, self.threads, self.processes,
+                                       self.memory, gm))
+        self._plan = (est, tables, part)
+        return est
+
+    def _held(self, region: Region, est: Estimate | None, tables: int | None) -> HeldRun:
+        return HeldRun(self.module, self.algorithm, region, self.memory, est, tables,
+                       None if self.store is None else str(self.store.path), self.processes)
 
     @property
     def label(self) -> str:
@@ -81,8 +136,20 @@ class Request:
         summary line unless quiet. A cluster run also reports its workers to the bar, holds the save directory
         while it runs and releases it at the end; a threaded run keeps it open until `Resolved.close`."""
         if self.cluster is None and self.workers is None:
+            if self.memory is None:
+                return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
+                                    spec=self.spec, bar=bar, quiet=quiet, processes=self.processes)
+            est = self.plan()
+            _, tables, part = self._plan
+            res = None
+            if part is not None:  # forced over its budget: first what fits, kept, then on until the budget stops it
+                first, part_est, part_tables = part
+                res = resolve_over(self.module, first, self.algorithm, threads=self.threads, store=self.store,
+                                   spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
+                                   held=self._held(first, part_est, part_tables)).resolution
             return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
-                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes)
+                                spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
+                                held=self._held(self.region, est, tables), res=res)
         assert self.store is not None, "request() gives a cluster run a save directory"
         with reporting(bar, self.spec.display, self.region, self.algorithm, quiet) as progress:
             try:
@@ -105,9 +172,12 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
             page: int = 2, cluster: str | None = None, workers: int | None = None,
-            over_module: bool = False, processes: bool = False) -> Request:
+            over_module: bool = False, processes: bool = False, memory: int | str | None = None,
+            force: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
-    itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm."""
+    itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm. memory: hold
+    the run to this budget (bytes, or a size such as "4G"; "available": the memory available, less a margin),
+    refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget)."""
     _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
                      stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
                      products=products, save_dir=save_dir, cluster=cluster)
@@ -137,8 +207,22 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if save_dir is not None:
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
+    budget = _budget(memory)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
-                   cluster, workers, processes)
+                   cluster, workers, processes, budget, memory not in (None, "available"), force)
+
+
+def _budget(memory: int | str | None) -> int | None:
+    if memory is None:
+        return None
+    if memory == "available":
+        return available_bytes()
+    if isinstance(memory, bool) or not isinstance(memory, (int, str)):
+        raise EngineError(f"memory must be a number of bytes or a size such as '4G' (got {memory!r})")
+    try:
+        return parse_size(memory) if isinstance(memory, str) else max(1, memory)
+    except BudgetError as exc:
+        raise EngineError(str(exc)) from None
 
 
 #: What each argument of `request` and `load` must be, and how an error says it.

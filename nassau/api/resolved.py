@@ -16,6 +16,8 @@ from typing import Protocol
 from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.api.progress import Reporter
+from nassau.cost.budget import HeldRun
+from nassau.cost.estimate import Estimate
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import algorithm_over_module, resolve
@@ -28,6 +30,7 @@ class Progress(Protocol):
 
     def advance(self, s: int, t: int) -> None: ...
     def status(self, note: str) -> None: ...
+    def expect(self, est: Estimate) -> None: ...
     def finish(self, summary: str) -> None: ...
     def abort(self) -> None: ...
 
@@ -80,13 +83,28 @@ def reporting(bar: Progress | None, label: str, region: Region, algorithm: str, 
 
 def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int = 1, store: SaveDir | None = None,
                  spec: ModuleSpec | None = None, bar: Progress | None = None, quiet: bool = True,
-                 processes: bool = False) -> Resolved:
+                 processes: bool = False, held: HeldRun | None = None, res: Resolution | None = None) -> Resolved:
     """Resolve `module` over `region` by `algorithm` (chosen already), resuming from and saving to `store`, with
-    progress as `reporting` gives it. A run that fails or is interrupted closes the store, keeping what it saved."""
+    progress as `reporting` gives it; held: the run is held to a memory budget (nassau.cost.budget), its estimate
+    shown to the bar; res: go on from this resolution. A run that fails or is interrupted closes the store, keeping
+    what it saved."""
     label = spec.display if spec is not None else module.name
     with reporting(bar, label, region, algorithm, quiet) as progress:
+        on_done = progress.advance
+        if held is not None:
+            if held.est is not None:
+                progress.expect(held.est)
+
+            def on_done(s: int, t: int) -> None:
+                progress.advance(s, t)
+                held.done(s, t)
         try:
-            res = resolve(module, region, algorithm, threads, store, on_done=progress.advance, processes=processes)
+            if held is None:
+                res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes, res=res)
+            else:
+                with held:
+                    res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes,
+                                  res=res)
         except BaseException:
             if store is not None:
                 store.close()

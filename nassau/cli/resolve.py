@@ -7,6 +7,7 @@ without computing; `ext` prints the chart of Ext(M, N); `tensor` writes M (x) N 
 from __future__ import annotations
 
 import argparse
+import json
 
 from algebra.module.loader import load_module
 from algebra.module.writer import fd_json
@@ -58,10 +59,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        help="run all but one of the THREADS workers of --threads as forked processes of this machine, "
                             "each with a copy of the resolution and product tables they share (no shared "
                             "interpreter lock; large runs on several cores)")
-    _chart_files(res)
+    _chart_files(res, estimate=True)
     chart_products_arg(res)
     _page_args(res)
     axes_arg(res)
+    _cost_args(res)
     _motivic_args(res)
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
@@ -99,11 +101,27 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     axes_arg(chart)
 
 
-def _chart_files(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (layout: docs/charts.md)")
+def _chart_files(p: argparse.ArgumentParser, estimate: bool = False) -> None:
+    if estimate:  # with --estimate, --json alone prints the estimate as JSON
+        p.add_argument("--json", metavar="FILE", nargs="?", const="",
+                       help="also write the chart as JSON (layout: docs/charts.md); with --estimate and no FILE, "
+                            "print the estimate as one JSON object")
+    else:
+        p.add_argument("--json", metavar="FILE", help="also write the chart as JSON (layout: docs/charts.md)")
     p.add_argument("--svg", metavar="FILE", help="also draw the chart (with its product lines) as SVG")
     p.add_argument("--seqsee", metavar="FILE", help="also write SeqSee's input JSON")
     p.add_argument("--html", metavar="FILE", help="also write the interactive chart page (one self-contained file)")
+
+
+def _cost_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--estimate", action="store_true",
+                   help="print the run's predicted wall time, peak memory and save directory size (each with its "
+                        "uncertainty) without computing it (docs/estimate.md)")
+    p.add_argument("--memory", metavar="SIZE",
+                   help="hold the run to this much memory, e.g. 4G or 512M (default: the memory available, less a "
+                        "margin): a run whose estimate exceeds it is refused, one that outgrows it stops cleanly")
+    p.add_argument("--force", action="store_true",
+                   help="run even when the estimate exceeds the memory budget (still stopping within it)")
 
 
 def _motivic_args(p: argparse.ArgumentParser) -> None:
@@ -147,14 +165,27 @@ def _compute(args: argparse.Namespace) -> int:
         return _motivic(args)
     if getattr(args, "max_weight", None) is not None or getattr(args, "tau_inverted", False):
         raise UserError("--max-weight and --tau-inverted go with --motivic")
-    check_request(args, output_paths(args), gpu=True)
+    estimating = getattr(args, "estimate", False)
+    if getattr(args, "json", None) == "" and not estimating:
+        raise UserError("--json needs a FILE (without one it goes with --estimate)")
+    check_request(args, [] if estimating else output_paths(args), gpu=True)
     if args.trace:
         trace.enable()
+    held = hasattr(args, "memory")  # resolve's own runs are held to a memory budget
     req = request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, algorithm=args.algorithm,
-                  threads=args.threads, products=getattr(args, "products", None), save_dir=args.save_dir,
+                  threads=args.threads, products=getattr(args, "products", None),
+                  save_dir=args.save_dir,  # opened only (checked, nothing written): an estimate counts its files
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
-                  workers=getattr(args, "workers", None), processes=getattr(args, "processes", False))
+                  workers=getattr(args, "workers", None), processes=getattr(args, "processes", False),
+                  memory=(args.memory or "available") if held else None, force=getattr(args, "force", False))
+    if estimating:
+        est = req.estimate()
+        stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else
+               f"{req.spec.display} through {req.region.describe()} ({req.algorithm}, {_executor(args)}): "
+               f"{est.line()}\n")
+        return 0
+    req.plan()  # refused here, before any work, when the estimate exceeds the memory budget
     lines_only = args.command == "products"  # the filtration-one lines instead of the chart
     with Reporter(req.size, req.label, args.quiet) as reporter:  # the bar is down before the chart is printed
         ext = req.run(reporter)
@@ -179,7 +210,7 @@ def _compute(args: argparse.Namespace) -> int:
 #: resolve's options a motivic run does not take (yet), with the flag that names each.
 _NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
                 "processes": "--processes", "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
-                "trace": "--trace"}
+                "trace": "--trace", "estimate": "--estimate", "memory": "--memory", "force": "--force"}
 
 
 def _motivic(args: argparse.Namespace) -> int:

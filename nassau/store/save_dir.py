@@ -133,6 +133,13 @@ class SaveDir:
                       target_ngens=added.target_ngens)
         self._write(self._file(s, t), header, added.rows)
 
+    def file_bytes(self, s: int, t: int, count: int, ncols: int, target_ngens: int) -> int:
+        """The size of (s, t)'s file with `count` rows of `ncols` entries, as save writes it (what a run's estimate
+        counts, nassau.cost.estimate)."""
+        header = dict(self._identity(), s=s, t=t, count=count, ncols=ncols, target_ngens=target_ngens)
+        rows = count * self.field.storage(ncols) * self._wire.itemsize
+        return len(MAGIC) + 8 + len(json.dumps(header, sort_keys=True).encode()) + rows + _DIGEST
+
     def _write(self, path: Path, header: dict, rows: np.ndarray) -> None:
         head = json.dumps(header, sort_keys=True).encode()
         body = MAGIC + struct.pack("<II", FORMAT, len(head)) + head + np.ascontiguousarray(rows, self._wire).tobytes()

@@ -1,0 +1,95 @@
+"""The cost model against measured runs: predicted wall time, peak memory and save size beside the measured ones.
+
+    python benchmarks/bench_estimate.py                       # the default list (about a minute of runs)
+    python benchmarks/bench_estimate.py --runs S_2:90:48 S_2:120:63:2 --repeat 3
+
+Each run is `MODULE:STEM:MAX_S[:THREADS]`. For each, `nassau resolve ... --estimate --json` (the prediction, made
+first, calibrating this machine if it never was), then the run itself `--repeat` times in fresh processes with a
+fresh save directory each: wall time (start-up included), CPU time (user + sys of the process tree), peak resident
+memory (the largest process) and the save directory's bytes. A prediction is within its band when the measured
+figure lies within 25% of it. The machine and its load average are printed beside the figures; on a machine shared
+with other work compare CPU, not wall, against the prediction (the model's time is that of a run with the cores to
+itself: its constants are measured in CPU seconds).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_resolve import machine  # noqa: E402
+
+DEFAULT = ["S_2:40:23", "S_2:60:33", "S_2:70:38", "C2:60:33", "tmf2:80:40", "ko:100:50", "S_3:100:15",
+           "Joker:60:30"]
+BAND = 0.25
+
+
+def nassau(*args: str) -> list[str]:
+    return [sys.executable, "-m", "nassau", *args]
+
+
+def measured(args: list[str], save: Path) -> dict:
+    """One run in a child of its own: wall, CPU of its tree, its peak RSS, the save directory's bytes."""
+    shutil.rmtree(save, ignore_errors=True)
+    code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+            "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
+            "w = time.perf_counter() - t; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
+            "print(w, r.ru_utime + r.ru_stime, r.ru_maxrss * 1024)")
+    out = subprocess.run([sys.executable, "-c", code, *args, "--save-dir", str(save)], capture_output=True,
+                         check=True, text=True)
+    wall, cpu, peak = out.stdout.split()
+    size = sum(p.stat().st_size for p in (save / "bidegrees").iterdir()) if (save / "bidegrees").exists() else 0
+    return {"wall": float(wall), "cpu": float(cpu), "peak": int(peak), "save": size}
+
+
+def within(predicted: float, value: float) -> str:
+    return "yes" if predicted and abs(value / predicted - 1) <= BAND else "no"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", nargs="+", default=DEFAULT, metavar="MODULE:STEM:MAX_S[:THREADS]")
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--json", metavar="FILE", help="also write every figure here")
+    args = ap.parse_args()
+    print(f"# {machine()}; load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print("| run | wall s: predicted (+-) / measured min-med-max | CPU s measured (median) | peak MiB: predicted "
+          "(+-) / measured | save KiB: predicted (+-) / measured | within 25%: CPU, peak, save |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for spec in args.runs:
+            name, stem, max_s, *rest = spec.split(":")
+            threads = rest[0] if rest else "1"
+            run = ["resolve", name, "--stem", stem, "--max-s", max_s, "--threads", threads]
+            save = Path(tmp) / "save"  # the estimate counts the save directory's files (it writes nothing)
+            shutil.rmtree(save, ignore_errors=True)
+            est = json.loads(subprocess.run(nassau(*run, "--estimate", "--json", "--save-dir", str(save)),
+                                            capture_output=True, check=True, text=True).stdout)
+            got = [measured(nassau(*run, "--quiet"), save) for _ in range(args.repeat)]
+            walls = sorted(g["wall"] for g in got)
+            cpu = statistics.median(g["cpu"] for g in got)
+            peak = statistics.median(g["peak"] for g in got)
+            save = got[0]["save"]
+            row = {"run": spec, "estimate": est, "measured": got}
+            rows.append(row)
+            print(f"| {name} through stem {stem}, s <= {max_s}, {threads} thread(s) | {est['wall_s']:.2f} "
+                  f"(+-{est['wall_s_spread']:.0%}) / {walls[0]:.2f}-{statistics.median(walls):.2f}-{walls[-1]:.2f} | "
+                  f"{cpu:.2f} | {est['peak_bytes'] / 2**20:.0f} (+-{est['peak_bytes_spread']:.0%}) / "
+                  f"{peak / 2**20:.0f} | {est['save_bytes'] / 1024:.0f} (+-{est['save_bytes_spread']:.0%}) / "
+                  f"{save / 1024:.0f} | {within(est['wall_s'], cpu)}, {within(est['peak_bytes'], peak)}, "
+                  f"{within(est['save_bytes'], save)} |", flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""A run held to a memory budget: refused up front when its estimate does not fit (naming the largest stem that
+does), its product tables sized from what the budget leaves them, and, while it runs, a MemoryGuard that shrinks the
+tables and then stops the run cleanly, saying where and what it would have needed.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import replace
+
+from algebra.milnor.product_tables import budget_bytes, tables_for, use_tables
+from algebra.module.interface import Module
+from algebra.module.spec import ModuleSpec
+from nassau.cost.estimate import Estimate, estimate
+from nassau.cost.generators import GeneratorModel
+from nassau.cost.memory import SHRINK_AT, MemoryGuard, format_size, tree_rss
+from nassau.engine.errors import EngineError
+from nassau.engine.region import Region
+from nassau.engine.resolve import resolved_module
+
+#: Share of what the budget leaves beside the rest of the run that the product tables may take.
+TABLES_SHARE = 0.9
+EXIT_BUDGET = 2
+#: A run with no product tables against one with all it uses (S_3 through stem 200, s <= 50: 12.6 s against 7.2 s,
+#: docs/speed.md); a run whose tables are capped is taken to lose in proportion to what they lack.
+ENUMERATED = 1.75
+
+
+class MemoryBudgetExceeded(EngineError):
+    """The run stopped to stay within its memory budget (one line: what it needs, where, and what is kept)."""
+
+
+def usable(budget: int) -> float:
+    """What a run may plan to hold under a budget: up to where the guard starts shrinking (the rest is room for
+    the estimate's errors)."""
+    return SHRINK_AT * budget
+
+
+def tables_budget(est: Estimate, budget: int) -> int:
+    """The product tables' budget under a memory budget: what the rest of the run leaves of the usable part
+    (TABLES_SHARE of it), and never more than their own default."""
+    rest = est.peak_bytes - est.tables_bytes
+    return int(max(0.0, min(float(budget_bytes()), TABLES_SHARE * (usable(budget) - rest))))
+
+
+def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
+           budget: int, generators: GeneratorModel | None = None, timed: bool = False,
+           saving: bool = False) -> tuple[Estimate, int]:
+    """The estimate of the run with its product tables sized for `budget`, and that tables' budget."""
+    first = estimate(module, spec, region, algorithm, threads, processes, timed=timed, generators=generators,
+                     saving=saving)
+    tables = tables_budget(first, budget)
+    if tables >= first.tables_bytes:
+        return first, tables
+    capped = first.peak_bytes - first.tables_bytes + tables
+    parts = dict(first.parts, product_tables=float(tables))
+    wall = first.wall_s
+    if wall is not None:  # the products no table holds are enumerated, up to ENUMERATED times slower
+        wall *= 1.0 + (ENUMERATED - 1.0) * (1.0 - tables / max(first.tables_bytes, 1.0))
+    return replace(first, peak_bytes=capped, tables_bytes=float(tables), parts=parts, wall_s=wall), tables
+
+
+def fits(est: Estimate, budget: int) -> bool:
+    """Whether the estimate fits the usable part of the budget."""
+    return est.peak_bytes <= usable(budget)
+
+
+def largest_stem(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
+                 budget: int, generators: GeneratorModel) -> int | None:
+    """The largest stem through which the run (its rows as asked) fits the budget, by the estimate (None: not even
+    the bottom one)."""
+    low, high = region.min_degree, region.chart_max_stem
+    ok = None
+    while low <= high:
+        mid = (low + high) // 2
+        part = Region(max_s=region.max_s, min_degree=region.min_degree, max_stem=mid)
+        est, _ = fitted(module, spec, part, algorithm, threads, processes, budget, generators)
+        if est.peak_bytes <= usable(budget):
+            ok, low = mid, mid + 1
+        else:
+            high = mid - 1
+    return ok
+
+
+def refusal(label: str, region: Region, est: Estimate, budget: int, largest: int | None, named: bool) -> str:
+    where = "the --memory budget" if named else "the memory available (less a margin; --memory sets a budget)"
+    over = f"over {SHRINK_AT:.0%} of {where} of {format_size(budget)}"
+    fits = (f"the largest stem that fits is {largest} (--stem {largest} --max-s {region.max_s})" if largest is not None
+            else "no stem fits")
+    return (f"{label} through {region.describe()} needs about {format_size(est.peak_bytes)} (+-{est.peak_spread:.0%}) "
+            f"of memory, {over}; {fits}; --force runs it anyway, stopping cleanly "
+            f"before it outgrows the budget")
+
+
+class HeldRun:
+    """The watch over one run (`with` around it): the product tables limited to their share, a MemoryGuard, and
+    `done(s, t)` to call after each finished job, which stops the run when the guard says so."""
+
+    def __init__(self, module: Module, algorithm: str, region: Region, budget: int, est: Estimate | None,
+                 tables: int | None, save_dir: str | None, processes: bool, rss=tree_rss) -> None:
+        self.basis = resolved_module(module, algorithm).algebra
+        self.region, self.budget, self.est, self.tables = region, budget, est, tables
+        self.save_dir, self.processes = save_dir, processes
+        self.finished: set[tuple[int, int]] = set()
+        self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
+
+    def __enter__(self) -> HeldRun:
+        if self.tables is not None:
+            tables_for(self.basis).limit(self.tables)
+        self.guard.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.guard.__exit__(*exc)
+
+    def done(self, s: int, t: int) -> None:
+        self.finished.add((s, t))
+        if self.guard.stopping.is_set():
+            raise MemoryBudgetExceeded(self.message(self.guard.peak))
+
+    def message(self, used: int) -> str:
+        """`needs about X at (s, t); finished bidegrees are kept in DIR`: X the estimate (or what the run held, if
+        more), (s, t) the first bidegree not finished."""
+        left = [b for b in self.region.bidegrees() if b not in self.finished]
+        at = min(left, key=lambda b: (b[1], b[0])) if left else None
+        where = f" at (s, t) = {at}" if at is not None else ""
+        kept = (f"finished bidegrees are kept in {self.save_dir}" if self.save_dir
+                else "finished bidegrees are not kept (--save-dir keeps them, and a rerun resumes)")
+        need = max(self.est.peak_bytes if self.est is not None else 0.0, float(used))
+        return (f"stopped within the memory budget of {format_size(self.budget)}: needs about {format_size(need)}"
+                f"{where}; {kept}")
+
+    def _shrink(self, used: int) -> None:
+        """Evict the product tables (threads: made again as needed, within half of what they held) or stop them
+        growing (worker processes share them)."""
+        tables = tables_for(self.basis)
+        smaller = int(tables.nbytes // 2)
+        if self.processes:
+            tables.limit(tables.nbytes)
+        else:
+            use_tables(self.basis, min(tables.budget, smaller))
+
+    def _kill(self, used: int) -> None:
+        """Past the last threshold there is no waiting for the running jobs: the line, then exit at once (every
+        finished bidegree's file is complete; a half-written one is a temporary name the next run ignores)."""
+        print(f"nassau: error: {self.message(used)}", file=sys.stderr, flush=True)
+        os._exit(EXIT_BUDGET)

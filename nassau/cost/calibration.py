@@ -1,0 +1,232 @@
+"""The measured half of the cost model, kept in a cache: a module's generators from a probe (a small exact run of
+the same module and algorithm) and this machine's constants (seconds per unit of each feature of a job, the
+interpreter's floor of memory, start-up), from a calibration run of the sphere measured once.
+
+Both live in `$XDG_CACHE_HOME/nassau/cost` (default `~/.cache/nassau/cost`; `NASSAU_COST_DIR` names another), as
+small JSON files keyed by what they depend on: the probe by the module's definition, the algorithm and the probe's
+region; the machine's constants by the prime's kind and the algorithm's, and by the kernels' sources (a change of
+the code may change its speed). Delete the directory to measure again.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from algebra.module.interface import Module
+from algebra.module.loader import module_from_spec
+from algebra.module.spec import ModuleSpec, read_spec
+from charts.atomic import write_text_atomic
+from fp.kernel_cache import source_hash
+from nassau.cost.generators import SPHERE_2, GeneratorModel
+from nassau.cost.jobs import job_features
+from nassau.cost.memory import process_rss
+from nassau.cost.sizes import algebra_dims
+from nassau.engine.region import Region
+from nassau.engine.resolve import resolve, resolved_module
+from nassau.store.save_dir import SaveDir, module_fingerprint
+
+#: The probe's stems above the module's bottom, by prime: about half a second of work for the sphere.
+PROBE_STEMS = {2: 40}
+ODD_PROBE_STEM = 90
+#: The calibration runs, by (prime kind, algorithm kind): the sphere through a stem, s <= S (a few seconds each).
+CALIBRATIONS = {("2", "nassau"): ("S_2", 60, 33), ("2", "standard"): ("S_2", 45, 25),
+                ("odd", "nassau"): ("S_3", 130, 35), ("odd", "standard"): ("S_3", 100, 28)}
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("NASSAU_COST_DIR")
+    if base:
+        return Path(base)
+    home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(home) / "nassau" / "cost"
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _write(path: Path, data: dict) -> None:
+    """Keep a measurement; a cache that cannot be written only means measuring again next time."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(str(path), json.dumps(data) + "\n")
+    except OSError:
+        pass
+
+
+def _top_stem(module: Module, region: Region) -> int:
+    """The region's top stem above the module's bottom."""
+    return (region.t_limit if region.max_stem is None else region.max_stem) - module.min_degree
+
+
+def within_probe(module: Module, region: Region) -> bool:
+    """Whether the region reaches no stem beyond its module's probe: a run of a fraction of a second, which gets no
+    estimate of its own unless asked (the probe would be the run itself)."""
+    return _top_stem(module, region) <= PROBE_STEMS.get(module.algebra.prime, ODD_PROBE_STEM)
+
+
+def probe_region(module: Module, region: Region) -> Region:
+    """The probe's region: through the probe's stem (or the request's own top stem where that is lower), every row
+    up to the vanishing line, so that the rows' profile is the whole of each stem's."""
+    p = module.algebra.prime
+    stems = PROBE_STEMS.get(p, ODD_PROBE_STEM)
+    stems = min(stems, max(_top_stem(module, region), 0))
+    rows = stems // (2 * p - 2) + 3  # every row below the vanishing line, whatever the request's
+    return Region(max_s=rows, min_degree=module.min_degree, max_stem=module.min_degree + stems)
+
+
+def probe_key(spec: ModuleSpec, algorithm: str, probe: Region) -> str:
+    text = f"{module_fingerprint(spec)}/{algorithm}/{probe.max_stem - probe.min_degree}/{probe.max_s}"
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def reference(module: Module, algorithm: str) -> dict[int, int] | None:
+    """The known growth curve of the generators of the module's resolution: the sphere's over the whole algebra at
+    p = 2 (not over the subalgebra a change of rings resolves over)."""
+    over = resolved_module(module, algorithm)
+    return SPHERE_2 if over.algebra.prime == 2 and over.profile.is_full else None
+
+
+def cached_probe(module: Module, spec: ModuleSpec, algorithm: str, probe: Region) -> GeneratorModel | None:
+    data = _read(cache_dir() / "probes" / f"{probe_key(spec, algorithm, probe)}.json")
+    return None if data is None else _model(data, probe, reference(module, algorithm))
+
+
+def probe(module: Module, spec: ModuleSpec, algorithm: str, region: Region) -> GeneratorModel:
+    """The generator model of this module from its probe, run now (one thread, a few tenths of a second) unless
+    kept from an earlier estimate."""
+    where = probe_region(module, region)
+    model = cached_probe(module, spec, algorithm, where)
+    if model is not None:
+        return model
+    res = resolve(module, where, algorithm, threads=1)
+    counts = [[s, t - s - where.min_degree, k] for (s, t), k in res.dims().items() if k]
+    _write(cache_dir() / "probes" / f"{probe_key(spec, algorithm, where)}.json", {"counts": counts})
+    return _model({"counts": counts}, where, reference(module, algorithm))
+
+
+def _model(data: dict, probe: Region, curve: dict[int, int] | None) -> GeneratorModel:
+    counts = {(int(s), int(n)): int(k) for s, n, k in data["counts"]}
+    return GeneratorModel(counts, probe.max_stem - probe.min_degree, probe.max_s, curve)
+
+
+def kind(prime: int, algorithm: str) -> tuple[str, str]:
+    """Which calibration a run's time is measured by: the prime's (2 or odd) and the step's (Nassau's, or the
+    standard one, which the change of rings and the unstable algebra take too)."""
+    return ("2" if prime == 2 else "odd", "nassau" if algorithm == "nassau" else "standard")
+
+
+def cached_machine(prime: int, algorithm: str) -> dict | None:
+    return _read(_machine_path(*kind(prime, algorithm)))
+
+
+def _machine_path(prime_kind: str, step: str) -> Path:
+    return cache_dir() / f"machine-{prime_kind}-{step}-{source_hash()}.json"
+
+
+def machine(prime: int, algorithm: str) -> dict:
+    """This machine's constants for the kind of run (cached; else a calibration run of a few seconds now)."""
+    found = cached_machine(prime, algorithm)
+    if found is not None:
+        return found
+    prime_kind, step = kind(prime, algorithm)
+    name, stem, max_s = CALIBRATIONS[(prime_kind, step)]
+    data = calibrate(name, stem, max_s, step)
+    _write(_machine_path(prime_kind, step), data)
+    return data
+
+
+def calibrate(name: str, stem: int, max_s: int, algorithm: str) -> dict:
+    """Resolve `name` through `stem`, s <= max_s, on one thread after a small warm-up run (which loads the kernels),
+    timing each job; fit seconds per unit of each job feature (non-negative least squares). Jobs are timed in CPU
+    seconds, which a machine shared with other work does not inflate as it does wall time: the estimate is of a run
+    with the cores to itself, and the ETA of a running one corrects for what it gets."""
+    startup, floor = _small_run(name)
+    spec = read_spec(name)
+    module = module_from_spec(spec)
+    resolve(module, Region(max_s=min(max_s, 8), min_degree=0, max_stem=20), algorithm, threads=1)
+    times: dict[tuple[int, int], float] = {}
+    last = [time.process_time()]
+
+    def done(s: int, t: int) -> None:
+        now = time.process_time()
+        times[(s, t)] = now - last[0]
+        last[0] = now
+
+    region = Region(max_s=max_s, min_degree=0, max_stem=stem)
+    res = resolve(module, region, algorithm, threads=1, on_done=done)
+    gens = np.zeros((max_s + 1, region.t_limit + 1))
+    for (s, t), k in res.dims().items():
+        gens[s, t] = k
+    over = resolved_module(module, algorithm)
+    dims = algebra_dims(over.algebra.prime, over.profile, region.t_limit)
+    jobs = sorted(times)
+    features = job_features(gens, dims, module, region, jobs)
+    seconds = np.array([times[j] for j in jobs])
+    coef = nnls(features, seconds)
+    residual = float(np.abs(features @ coef - seconds).sum() / max(seconds.sum(), 1e-9))
+    return {"coefficients": coef.tolist(), "startup_s": startup, "floor_bytes": floor,
+            "save_s_per_bidegree": _save_seconds(res, spec, module, algorithm, jobs),
+            "calibrated_on": f"{name} through stem {stem}, s <= {max_s}, {algorithm}", "seconds": float(seconds.sum()),
+            "residual": residual, "load_average": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC",
+                                                                                          time.gmtime())}
+
+
+def nnls(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Non-negative least squares by dropping the columns that come out negative until none does (the features are
+    few and all of them costs)."""
+    active = list(range(x.shape[1]))
+    while active:
+        coef, *_ = np.linalg.lstsq(x[:, active], y, rcond=None)
+        if (coef >= 0).all():
+            out = np.zeros(x.shape[1])
+            out[active] = coef
+            return out
+        active = [a for a, c in zip(active, coef) if c > 0]
+    return np.zeros(x.shape[1])
+
+
+#: The small run whose cost every run pays: the interpreter, the imports, loading the kernels and a few jobs (a
+#: region too small for an estimate of its own).
+SMALL_RUN = ("--stem", "20", "--max-s", "8", "--quiet", "--threads", "1")
+#: Measures a command in a process of its own: its CPU seconds and peak resident bytes.
+_MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True, timeout=300); "
+            "r = resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_utime + r.ru_stime, r.ru_maxrss * 1024)")
+
+
+def _small_run(name: str) -> tuple[float, int]:
+    """CPU seconds and peak resident bytes of `nassau resolve NAME --stem 20 --max-s 8` in a fresh process: the
+    start-up and the memory floor of any run."""
+    try:
+        out = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "nassau", "resolve", name,
+                              *SMALL_RUN], capture_output=True, text=True, timeout=320, check=True)
+        cpu, peak = out.stdout.split()
+        return float(cpu), int(peak)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return 0.0, process_rss()
+
+
+def _save_seconds(res, spec: ModuleSpec, module: Module, algorithm: str, jobs: list[tuple[int, int]]) -> float:
+    """CPU seconds a save directory spends on one bidegree's file (written, synced and renamed), over up to 300 of
+    the calibration's own."""
+    some = jobs[:: max(1, len(jobs) // 300)]
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SaveDir(Path(tmp) / "save", spec, module, algorithm)
+        store.open(Region(max_s=0, min_degree=0, max_stem=0))
+        started = time.process_time()
+        for s, t in some:
+            store.save(res, s, t)
+        spent = time.process_time() - started
+        store.close()
+    return spent / max(len(some), 1)

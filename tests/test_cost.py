@@ -1,0 +1,252 @@
+"""The cost model and the memory budget (nassau/cost, docs/estimate.md): exact sizes against the bases and free
+modules they stand for, predicted sizes against a resolution's, the estimate's peak and save size against measured
+runs, the up-front refusal, the guard's thresholds, a run stopped by its budget and resumed, and the same chart under
+a small product-table budget. Times are checked by benchmarks/bench_estimate.py, not here."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from algebra.free.free_module import FreeModule
+from algebra.milnor.basis import MilnorBasis
+from algebra.milnor.odd_basis import OddMilnorBasis
+from algebra.milnor.product_tables import tables_for
+from algebra.milnor.profile import FULL, Profile, a_n
+from algebra.module.loader import load_module
+from algebra.module.spec import read_spec
+from nassau.api.request import request
+from nassau.api.resolved import resolve_over
+from nassau.cost import calibration
+from nassau.cost.budget import HeldRun, MemoryBudgetExceeded
+from nassau.cost.estimate import estimate
+from nassau.cost.generators import GeneratorModel
+from nassau.cost.jobs import free_grid
+from nassau.cost.memory import KILL_AT, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, parse_size
+from nassau.cost.sizes import algebra_dims, free_dims
+from nassau.engine.region import Region
+from nassau.engine.resolve import resolve
+from nassau.store.save_dir import SaveDir
+from tests.helpers import assert_one_line_error, run_cli
+
+#: A machine's constants as a calibration writes them, for tests that need a wall time but not a real one.
+FAKE_MACHINE = {"coefficients": [1e-4, 1e-6, 1e-3, 1e-7], "startup_s": 0.5, "floor_bytes": 150e6,
+                "calibrated_on": "a test", "seconds": 1.0, "residual": 0.0, "load_average": 0.0, "date": "today"}
+
+
+@pytest.fixture
+def cost_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A cost cache of the test's own, holding fake machine constants for p = 2 (no calibration run)."""
+    where = tmp_path / "cost"
+    monkeypatch.setenv("NASSAU_COST_DIR", str(where))
+    for step in ("nassau", "standard"):
+        path = calibration._machine_path("2", step)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(FAKE_MACHINE))
+    return where
+
+
+@pytest.mark.parametrize("prime, profile, top", [(2, FULL, 160), (2, a_n(1), 20), (2, a_n(2), 40),
+                                                 (2, Profile((2, 1, 1), False), 80), (3, FULL, 120), (5, FULL, 200),
+                                                 (3, Profile((), False, 0b10), 100)])
+def test_algebra_dims_match_the_bases(prime: int, profile: Profile, top: int) -> None:
+    """The generating function against the basis itself, degree by degree."""
+    basis = MilnorBasis(profile) if prime == 2 else OddMilnorBasis(prime, profile)
+    basis.extend(top)
+    dims = algebra_dims(prime, profile, top)
+    assert [basis.dimension(n) for n in range(top + 1)] == dims.astype(int).tolist()
+
+
+def test_free_dims_match_a_free_module() -> None:
+    basis = MilnorBasis(FULL)
+    basis.extend(60)
+    f = FreeModule(basis)
+    counts = np.zeros(61)
+    for degree, k in ((0, 1), (1, 2), (3, 1), (7, 3), (20, 2)):
+        f.add_generators(degree, [f"g{degree}_{j}" for j in range(k)])
+        counts[degree] = k
+    assert free_dims(counts, algebra_dims(2, FULL, 60)).astype(int).tolist() == [f.dimension(t) for t in range(61)]
+
+
+def test_predicted_free_module_sizes_follow_the_resolution() -> None:
+    """Generators from a probe through stem 20, predicted through stem 40: the free modules' sizes (what time and
+    memory follow) within 10% of the resolution's, though the generators beyond the probe are only predicted; inside
+    the probe the counts are the probe's own."""
+    module = load_module("S_2")
+    region = Region(max_s=23, min_degree=0, max_stem=40)
+    res = resolve(module, region, "nassau", 1)
+    probe = {(s, t - s): k for (s, t), k in res.dims().items() if t - s <= 20 and s <= 13}
+    model = GeneratorModel(probe, 20, 13, calibration.SPHERE_2)
+    span = region.t_limit
+    grid = model.grid(23, span)
+    assert all(grid[s, n] == k for (s, n), k in probe.items())
+    predicted, exact = np.zeros((24, span + 1)), np.zeros((24, span + 1))
+    for s in range(24):
+        predicted[s, s:] = grid[s, :span + 1 - s]
+    for (s, t), k in res.dims().items():
+        exact[s, t] = k
+    inside = np.array([[region.contains(s, t) for t in range(span + 1)] for s in range(24)])
+    dims = algebra_dims(2, FULL, span)
+    sizes = [free_grid(np.where(inside, g, 0), dims, module, region)[0][inside].sum() for g in (predicted, exact)]
+    assert abs(sizes[0] / sizes[1] - 1) < 0.1, sizes
+    assert model.cumulative(np.array([150.0]))[0] == pytest.approx(6642 * probe_share(probe), rel=0.3)
+
+
+def probe_share(probe: dict[tuple[int, int], int]) -> float:
+    """The probe's count through stem 20 (towers aside) over the sphere's known one there."""
+    return sum(k for (s, n), k in probe.items() if n > 0) / calibration.SPHERE_2[20]
+
+
+def test_estimate_counts_what_a_save_directory_holds(tmp_path: Path, cost_dir: Path) -> None:
+    """The save directory's predicted size within 25% of a run's, and file_bytes exactly what save writes."""
+    save = tmp_path / "save"
+    assert run_cli("resolve", "C2", "--stem", "50", "--max-s", "20", "--save-dir", str(save), "--quiet").returncode == 0
+    measured = sum(p.stat().st_size for p in (save / "bidegrees").iterdir())
+    spec = read_spec("C2")
+    module = load_module("C2")
+    est = estimate(module, spec, Region(max_s=20, min_degree=0, max_stem=50), "nassau", timed=False)
+    assert abs(est.save_bytes / measured - 1) < 0.25, (est.save_bytes, measured)
+    store = SaveDir(save, spec, module, "nassau")
+    res = resolve(module, Region(max_s=3, min_degree=0, max_stem=12), "nassau", 1)
+    for s, t in ((1, 2), (2, 5), (3, 9)):
+        a = res.added(s, t)
+        size = store.file_bytes(s, t, a.count, a.ncols, a.target_ngens)
+        assert size == (save / "bidegrees" / f"{s}_{t}.bin").stat().st_size
+
+
+def _peak(*args: str, env: dict) -> int:
+    """Peak resident bytes of `python -m nassau ARGS` in a child of its own (a child per call: a process's
+    children's peak is the largest child's)."""
+    code = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capture_output=True, check=True); "
+            "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)")
+    out = subprocess.run([sys.executable, "-c", code, sys.executable, "-m", "nassau", *args], capture_output=True,
+                         check=True, env=dict(os.environ, **env))
+    return int(out.stdout)
+
+
+@pytest.mark.parametrize("module, stem, max_s", [("S_2", 60, 33), pytest.param("C2", 70, 36, marks=pytest.mark.slow),
+                                                 pytest.param("tmf2", 60, 20, marks=pytest.mark.slow),
+                                                 pytest.param("S_2", 85, 45, marks=pytest.mark.slow)])
+def test_estimated_peak_within_a_quarter_of_a_run(tmp_path: Path, module: str, stem: int, max_s: int) -> None:
+    """A fresh process's peak resident size against the estimate's, its floor measured as a calibration measures
+    it (after a small run, through stem 20, which also compiles any kernel not yet cached; fake time constants,
+    which the peak does not read)."""
+    env = {"NASSAU_COST_DIR": str(tmp_path)}
+    floor = _peak("resolve", "S_2", "--stem", "20", "--max-s", "8", "--quiet", env=env)
+    machine = dict(FAKE_MACHINE, floor_bytes=floor)
+    for step in ("nassau", "standard"):
+        (tmp_path / calibration._machine_path("2", step).name).write_text(json.dumps(machine))
+    args = ("resolve", module, "--stem", str(stem), "--max-s", str(max_s), "--threads", "1")
+    est = json.loads(subprocess.run([sys.executable, "-m", "nassau", *args, "--estimate", "--json"],
+                                    capture_output=True, check=True, env=dict(os.environ, **env)).stdout)
+    peak = _peak(*args, "--quiet", env=env)
+    assert abs(est["peak_bytes"] / peak - 1) < 0.25, (est["peak_bytes"], peak)
+
+
+def test_estimate_prints_without_computing(tmp_path: Path, cost_dir: Path) -> None:
+    out = run_cli("resolve", "S_2", "--stem", "70", "--estimate", "--json", "--save-dir", str(tmp_path / "s"))
+    assert out.returncode == 0, out.stderr
+    est = json.loads(out.stdout)
+    for key in ("wall_s", "peak_bytes", "save_bytes", "wall_s_spread", "peak_bytes_spread", "save_bytes_spread"):
+        assert est[key] > 0, key
+    assert not (tmp_path / "s").exists()  # nothing computed, nothing saved
+    line = run_cli("resolve", "S_2", "--stem", "70", "--estimate").stdout.decode()
+    assert "peak" in line and "save" in line and "(+-" in line and line.count("\n") == 1
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "70", "--json"), "--json needs a FILE")
+    assert_one_line_error(run_cli("resolve", "S_2", "--stem", "7", "--memory", "lots"), "--memory must be")
+
+
+def test_the_frontier_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S_2 through stem 1000 is refused before any work, in one line with the estimate and the largest stem that
+    fits; the second time (the module's probe kept) within 5 s."""
+    monkeypatch.setenv("NASSAU_COST_DIR", str(tmp_path))
+    for _ in range(2):
+        started = time.perf_counter()
+        out = run_cli("resolve", "S_2", "--stem", "1000", "--save-dir", str(tmp_path / "s"))
+        took = time.perf_counter() - started
+        assert_one_line_error(out, "needs about")
+        assert "the largest stem that fits is" in out.stderr.decode() and "--force" in out.stderr.decode()
+    assert took < 5, took
+    assert not (tmp_path / "s").exists()
+    named = run_cli("resolve", "S_2", "--stem", "150", "--max-s", "152", "--memory", "400M").stderr.decode()
+    assert "--memory budget of 400.0 MiB" in named and "the largest stem that fits is" in named
+
+
+def test_parse_size() -> None:
+    assert parse_size("4G") == 4 << 30 and parse_size("512M") == 512 << 20 and parse_size("1.5GiB") == 3 << 29
+    assert parse_size("300mb") == 300 << 20 and parse_size("2097152") == 2 << 20
+    for bad in ("", "4X", "-1G", "12K"):
+        with pytest.raises(BudgetError):
+            parse_size(bad)
+
+
+def test_the_guard_shrinks_then_stops_then_kills() -> None:
+    """Each threshold acts once it is passed: shrink once, then the stop flag, then kill."""
+    used = [0]
+    shrunk, killed = [], []
+    guard = MemoryGuard(1000, shrunk.append, killed.append, rss=lambda: used[0])
+    for value, want in ((int(SHRINK_AT * 1000) - 1, ([], False, [])), (int(SHRINK_AT * 1000), ([800], False, [])),
+                        (int(STOP_AT * 1000) - 1, ([800], False, [])), (int(STOP_AT * 1000), ([800], True, [])),
+                        (int(KILL_AT * 1000), ([800], True, [980]))):
+        used[0] = value
+        guard.sample()
+        assert (shrunk, guard.stopping.is_set(), killed) == want, value
+
+
+def test_a_run_stopped_by_its_budget_keeps_what_it_finished_and_resumes(tmp_path: Path) -> None:
+    """A run whose memory (faked) passes STOP_AT after 60 jobs stops with the one line, its finished bidegrees
+    saved; the rerun loads them, computes the rest and gives the unstopped run's chart."""
+    req = request("S_2", 40, max_s=20, save_dir=tmp_path / "save", threads=1)
+    jobs = []
+
+    def rss() -> int:
+        return int(STOP_AT * (1 << 30)) + 1 if len(jobs) > 60 else 0
+
+    held = HeldRun(req.module, req.algorithm, req.region, 1 << 30, None, None, str(tmp_path / "save"), False, rss)
+    held.guard.interval = 0.001
+    counting = held.done
+
+    def done(s: int, t: int) -> None:
+        jobs.append((s, t))
+        time.sleep(0.002)  # room for the guard's thread to look
+        counting(s, t)
+
+    held.done = done
+    with pytest.raises(MemoryBudgetExceeded) as stop:
+        resolve_over(req.module, req.region, req.algorithm, store=req.store, spec=req.spec, held=held)
+    message = str(stop.value)
+    assert "needs about" in message and "at (s, t) = " in message and str(tmp_path / "save") in message
+    saved = len(list((tmp_path / "save" / "bidegrees").glob("*.bin")))
+    assert 60 < saved < req.size
+    again = request("S_2", 40, max_s=20, save_dir=tmp_path / "save", threads=1)
+    resumed = again.run()
+    assert resumed.resolved.loaded == saved
+    assert resumed.text() == request("S_2", 40, max_s=20, threads=1).run().text()
+
+
+def test_the_tables_budget_follows_the_memory_budget(cost_dir: Path) -> None:
+    """A budget that leaves the product tables a fifth of what S_2 through stem 60 fills gives the same chart byte
+    for byte, with the tables held to their share (the estimate's and the tables' own budget)."""
+    args = ("resolve", "S_2", "--stem", "60", "--max-s", "33", "--threads", "1")
+    free = json.loads(run_cli(*args, "--estimate", "--json").stdout)
+    tables = free["product_tables_bytes"]
+    rest = free["peak_bytes"] - tables
+    budget = int((rest + 0.2 * tables / 0.9) / SHRINK_AT)
+    held = json.loads(run_cli(*args, "--estimate", "--json", "--memory", str(budget)).stdout)
+    assert held["product_tables_bytes"] < 0.25 * tables
+    plain = run_cli(*args, "--quiet")
+    out = run_cli(*args, "--quiet", "--memory", str(budget))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == plain.stdout
+    req = request("S_2", 60, max_s=33, threads=1, memory=budget)
+    text = req.run().text()
+    kept = tables_for(req.module.algebra)
+    # their data within the budget; their key hash, which a full budget leaves to grow, beside it
+    assert kept.budget <= held["product_tables_bytes"] + 1 and kept.nbytes < 0.35 * tables
+    assert text.encode() == plain.stdout
