@@ -544,6 +544,9 @@ MUTANTS = [
     Mutant("odd products: a multiple c a_0 or c h_0 read as a_0 or h_0", "nassau/products/ext_algebra.py",
            (literal("self.scaled(h_matrix(self.module, op, n, s), b.vector[0])", "h_matrix(self.module, op, n, s)"),),
            ("tests/test_products_multiples.py",)),
+    Mutant("budget: a run inside a caller's process ended at the last threshold", "nassau/cost/budget.py",
+           (literal("        if not self.hard_stop:\n            self.guard.stopping.set()\n            return\n", ""),),
+           ("tests/test_cost.py::test_only_a_run_that_owns_its_process_ends_it_past_the_last_threshold",)),
 ]
 
 

@@ -71,10 +71,12 @@ class Request:
     workers: int | None = None
     processes: bool = False
     #: The memory budget in bytes the run is held to (None: not held), whether it was named (else the memory
-    #: available), and whether a run whose estimate exceeds it goes ahead anyway.
+    #: available), whether a run whose estimate exceeds it goes ahead anyway, and whether the run owns its process
+    #: (the command line), so that past the last threshold it may end it at once rather than only stop.
     memory: int | None = None
     memory_named: bool = False
     force: bool = False
+    hard_stop: bool = False
     #: plan()'s answer: the estimate and the product tables' budget, and for a forced run over its budget the part
     #: that fits (its region, estimate and tables' budget), run first so that what it finishes is kept.
     _plan: tuple | None = None
@@ -120,7 +122,7 @@ class Request:
 
     def _held(self, region: Region, est: Estimate | None, tables: int | None) -> HeldRun:
         return HeldRun(self.module, self.algorithm, region, self.memory, est, tables,
-                       None if self.store is None else str(self.store.path), self.processes)
+                       None if self.store is None else str(self.store.path), self.processes, self.hard_stop)
 
     @property
     def label(self) -> str:
@@ -173,11 +175,13 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
             page: int = 2, cluster: str | None = None, workers: int | None = None,
             over_module: bool = False, processes: bool = False, memory: int | str | None = None,
-            force: bool = False) -> Request:
+            force: bool = False, hard_stop: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
     itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm. memory: hold
     the run to this budget (bytes, or a size such as "4G"; "available": the memory available, less a margin),
-    refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget)."""
+    refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget). hard_stop: the run
+    owns its process (the command line), which may be ended at once past the budget's last threshold; a run inside a
+    caller's process (a notebook, a test) only stops."""
     _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
                      stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
                      products=products, save_dir=save_dir, cluster=cluster)
@@ -209,7 +213,7 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         store.open(region)
     budget = _budget(memory)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
-                   cluster, workers, processes, budget, memory not in (None, "available"), force)
+                   cluster, workers, processes, budget, memory not in (None, "available"), force, hard_stop)
 
 
 def _budget(memory: int | str | None) -> int | None:

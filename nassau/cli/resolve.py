@@ -178,7 +178,8 @@ def _compute(args: argparse.Namespace) -> int:
                   unstable=getattr(args, "unstable", False), d2=getattr(args, "d2", False),
                   page=getattr(args, "page", 2), cluster=getattr(args, "cluster", None),
                   workers=getattr(args, "workers", None), processes=getattr(args, "processes", False),
-                  memory=(args.memory or "available") if held else None, force=getattr(args, "force", False))
+                  memory=(args.memory or "available") if held else None, force=getattr(args, "force", False),
+                  hard_stop=held)
     if estimating:
         est = req.estimate()
         stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else

@@ -97,10 +97,11 @@ class HeldRun:
     `done(s, t)` to call after each finished job, which stops the run when the guard says so."""
 
     def __init__(self, module: Module, algorithm: str, region: Region, budget: int, est: Estimate | None,
-                 tables: int | None, save_dir: str | None, processes: bool, rss=tree_rss) -> None:
+                 tables: int | None, save_dir: str | None, processes: bool, hard_stop: bool = False,
+                 rss=tree_rss) -> None:
         self.basis = resolved_module(module, algorithm).algebra
         self.region, self.budget, self.est, self.tables = region, budget, est, tables
-        self.save_dir, self.processes = save_dir, processes
+        self.save_dir, self.processes, self.hard_stop = save_dir, processes, hard_stop
         self.finished: set[tuple[int, int]] = set()
         self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
 
@@ -142,6 +143,10 @@ class HeldRun:
 
     def _kill(self, used: int) -> None:
         """Past the last threshold there is no waiting for the running jobs: the line, then exit at once (every
-        finished bidegree's file is complete; a half-written one is a temporary name the next run ignores)."""
+        finished bidegree's file is complete; a half-written one is a temporary name the next run ignores). A run in
+        a caller's process (not hard_stop) is not the process's to end: it stops after the jobs running now."""
+        if not self.hard_stop:
+            self.guard.stopping.set()
+            return
         print(f"nassau: error: {self.message(used)}", file=sys.stderr, flush=True)
         os._exit(EXIT_BUDGET)
