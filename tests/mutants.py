@@ -505,7 +505,7 @@ MUTANTS = [
            ("tests/test_cost.py::test_the_guard_shrinks_then_stops_then_kills",)),
     Mutant("cost: a run held to a budget leaves the product tables their own", "nassau/cost/budget.py",
            (literal("            tables_for(self.basis).limit(self.tables)\n", "            pass\n"),),
-           ("tests/test_cost.py::test_the_tables_budget_follows_the_memory_budget",)),
+           ("tests/test_cost.py::test_a_held_run_limits_the_product_tables_to_their_share",)),
     Mutant("cost: dim A_n without the odd primes' tau_k", "nassau/cost/sizes.py",
            (literal("    if prime != 2:\n        k = 0", "    if False:\n        k = 0"),),
            ("tests/test_cost.py::test_algebra_dims_match_the_bases",)),

@@ -201,21 +201,36 @@ def test_the_guard_shrinks_then_stops_then_kills() -> None:
 def test_only_a_run_that_owns_its_process_ends_it_past_the_last_threshold() -> None:
     """Past KILL_AT a command-line run (hard_stop) ends its process at once; a run inside a caller's process (a
     notebook, this test) must not: it only stops after the jobs running now."""
-    req = request("S_2", 10, max_s=5, threads=1)
-    held = HeldRun(req.module, req.algorithm, req.region, 1000, None, None, None, False, rss=lambda: 990)
-    held.guard.sample()  # would end pytest if it called os._exit
-    assert held.guard.stopping.is_set()
-    with pytest.raises(MemoryBudgetExceeded):
-        held.done(0, 0)
-    code = ("from nassau.api.request import request\n"
+    def past_the_last(hard_stop: bool) -> subprocess.CompletedProcess:  # in a child: an exit must not end pytest
+        code = ("from nassau.api.request import request\n"
+                "from nassau.cost.budget import HeldRun, MemoryBudgetExceeded\n"
+                "req = request('S_2', 10, max_s=5, threads=1)\n"
+                "held = HeldRun(req.module, req.algorithm, req.region, 1000, None, None, None, False,\n"
+                f"               hard_stop={hard_stop}, rss=lambda: 990)\n"
+                "held.guard.sample()\n"
+                "assert held.guard.stopping.is_set()\n"
+                "try:\n    held.done(0, 0)\nexcept MemoryBudgetExceeded:\n    print('stopped')\n")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+
+    stopped = past_the_last(False)
+    assert stopped.returncode == 0 and stopped.stdout == "stopped\n", stopped.stderr
+    ended = past_the_last(True)
+    assert ended.returncode == 2 and ended.stdout == ""
+    assert ended.stderr.startswith("nassau: error: stopped within the memory budget")
+
+
+def test_a_held_run_limits_the_product_tables_to_their_share() -> None:
+    """Inside a held run the product tables' budget is the share the estimate left them (in a child: the limit
+    stays on the process's tables)."""
+    code = ("from algebra.milnor.product_tables import tables_for\n"
+            "from nassau.api.request import request\n"
             "from nassau.cost.budget import HeldRun\n"
             "req = request('S_2', 10, max_s=5, threads=1)\n"
-            "HeldRun(req.module, req.algorithm, req.region, 1000, None, None, None, False, hard_stop=True,\n"
-            "        rss=lambda: 990).guard.sample()\n"
-            "print('still here')\n")
-    ended = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert ended.returncode == 2 and "still here" not in ended.stdout
-    assert ended.stderr.startswith("nassau: error: stopped within the memory budget")
+            "held = HeldRun(req.module, req.algorithm, req.region, 1 << 30, None, 3 << 20, None, False)\n"
+            "with held:\n    print(tables_for(held.basis).budget)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert int(out.stdout) <= 3 << 20
 
 
 def test_a_run_stopped_by_its_budget_keeps_what_it_finished_and_resumes(tmp_path: Path) -> None:
