@@ -17,14 +17,15 @@ import pytest
 from algebra.free.free_module import FreeModule
 from algebra.milnor.basis import MilnorBasis
 from algebra.milnor.odd_basis import OddMilnorBasis
+from algebra.milnor.product_tables import budget_bytes, tables_for, use_tables
 from algebra.milnor.profile import FULL, Profile, a_n
 from algebra.module.loader import load_module
 from algebra.module.spec import read_spec
 from nassau.api.request import request
 from nassau.api.resolved import resolve_over
 from nassau.cost import calibration
-from nassau.cost.budget import HeldRun, MemoryBudgetExceeded
-from nassau.cost.estimate import estimate
+from nassau.cost.budget import HeldRun, MemoryBudgetExceeded, tables_budget
+from nassau.cost.estimate import Estimate, estimate
 from nassau.cost.generators import GeneratorModel
 from nassau.cost.jobs import free_grid
 from nassau.cost.memory import KILL_AT, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, parse_size
@@ -280,3 +281,26 @@ def test_the_tables_budget_follows_the_memory_budget(cost_dir: Path) -> None:
     out = cli(*args, "--quiet", "--memory", str(budget))
     assert out.returncode == 0, out.stderr
     assert out.stdout == plain.stdout
+
+
+def test_a_large_budget_gives_the_tables_more_than_their_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under a memory budget the tables get what the rest of the run leaves (S_2 through stem 180 wants twice the
+    default quarter of the machine, and a product no table holds is enumerated): a held run raises their budget
+    before any table exists; NASSAU_PRODUCT_TABLES_MB, where set, still caps them."""
+    monkeypatch.delenv("NASSAU_PRODUCT_TABLES_MB", raising=False)
+    est = Estimate(None, 0.0, 10 * 2**30, 0.1, 0.0, 0.0, 0.0, 8 * 2**30, 1)
+    budget = 4 * budget_bytes() + 8 * 2**30
+    share = int(0.9 * (SHRINK_AT * budget - 2 * 2**30))
+    assert tables_budget(est, budget) == share > budget_bytes()
+    module = load_module("S_2")
+    held = HeldRun(module, "nassau", Region(max_s=4, min_degree=0, max_stem=8), budget, est, share, None, False)
+    use_tables(held.basis, budget_bytes())  # the default budget, holding tables of a probe, as a fresh CLI run has
+    resolve(module, Region(max_s=10, min_degree=0, max_stem=30), "nassau", threads=1)
+    assert tables_for(held.basis).nbytes > 65536
+    try:
+        with held:
+            assert tables_for(held.basis).budget == share
+    finally:
+        use_tables(held.basis, budget_bytes())
+    monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "100")
+    assert tables_budget(est, budget) == 100 * 2**20

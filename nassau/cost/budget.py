@@ -38,17 +38,20 @@ def usable(budget: int) -> float:
 
 def tables_budget(est: Estimate, budget: int) -> int:
     """The product tables' budget under a memory budget: what the rest of the run leaves of the usable part
-    (TABLES_SHARE of it), and never more than their own default."""
-    rest = est.peak_bytes - est.tables_bytes
-    return int(max(0.0, min(float(budget_bytes()), TABLES_SHARE * (usable(budget) - rest))))
+    (TABLES_SHARE of it), and never more than NASSAU_PRODUCT_TABLES_MB where that is set. Not capped at their own
+    default (a quarter of the machine, for a caller with no budget): S_2 through stem 180 uses twice that, and the
+    products a table lacks are enumerated, much more slowly."""
+    share = TABLES_SHARE * (usable(budget) - (est.peak_bytes - est.tables_bytes))
+    return int(max(0.0, min(float(budget_bytes(default_mb=max(share, 0.0) / 2**20)), share)))
 
 
 def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
            budget: int, generators: GeneratorModel | None = None, timed: bool = False,
            saving: bool = False) -> tuple[Estimate, int]:
     """The estimate of the run with its product tables sized for `budget`, and that tables' budget."""
-    first = estimate(module, spec, region, algorithm, threads, processes, timed=timed, generators=generators,
-                     saving=saving)
+    room = budget_bytes(default_mb=usable(budget) / 2**20)  # the tables as large as they grow, within the budget
+    first = estimate(module, spec, region, algorithm, threads, processes, tables_budget=room, timed=timed,
+                     generators=generators, saving=saving)
     tables = tables_budget(first, budget)
     if tables >= first.tables_bytes:
         return first, tables
@@ -107,7 +110,11 @@ class HeldRun:
 
     def __enter__(self) -> HeldRun:
         if self.tables is not None:
-            tables_for(self.basis).limit(self.tables)
+            held = tables_for(self.basis)
+            if self.tables > held.budget:  # fresh tables with more room (their storage is sized once); no run reads
+                use_tables(self.basis, self.tables)  # the old ones now, and no result depends on which exist
+            else:
+                held.limit(self.tables)
         self.guard.__enter__()
         return self
 
