@@ -28,6 +28,7 @@ from nassau.cost import calibration
 from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
 from nassau.cost.estimate import Estimate
 from nassau.cost.memory import BudgetError, available_bytes, parse_size
+from nassau.cost.way import fastest_way
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -174,14 +175,15 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, unstable: bool = False, d2: bool = False,
             page: int = 2, cluster: str | None = None, workers: int | None = None,
-            over_module: bool = False, processes: bool = False, memory: int | str | None = None,
+            over_module: bool = False, processes: bool | None = False, memory: int | str | None = None,
             force: bool = False, hard_stop: bool = False) -> Request:
     """Check a computation (see `resolve`) without running it. over_module: the resolution must be of the module
     itself (products and d2 lift into it), so the change of rings gives way to the standard algorithm. memory: hold
     the run to this budget (bytes, or a size such as "4G"; "available": the memory available, less a margin),
     refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget). hard_stop: the run
     owns its process (the command line), which may be ended at once past the budget's last threshold; a run inside a
-    caller's process (a notebook, a test) only stops."""
+    caller's process (a notebook, a test) only stops. processes=None: worker processes or threads, whichever the
+    estimate says is faster here (nassau.cost.way; the command line's default)."""
     _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
                      stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
                      products=products, save_dir=save_dir, cluster=cluster)
@@ -212,6 +214,9 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
     budget = _budget(memory)
+    if processes is None:
+        processes = cluster is None and workers is None and fastest_way(
+            mod, spec, region, chosen, threads, available_bytes() if budget is None else budget, store is not None)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
                    cluster, workers, processes, budget, memory not in (None, "available"), force, hard_stop)
 

@@ -55,10 +55,11 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     where.add_argument("--workers", type=int, metavar="WORKERS",
                        help="run the jobs on a local Dask cluster of WORKERS processes instead of threads; needs "
                             "--save-dir")
-    where.add_argument("--processes", action="store_true",
+    where.add_argument("--processes", action=argparse.BooleanOptionalAction, default=None,
                        help="run all but one of the THREADS workers of --threads as forked processes of this machine, "
                             "each with a copy of the resolution and product tables they share (no shared "
-                            "interpreter lock; large runs on several cores)")
+                            "interpreter lock); --no-processes: threads only (default: whichever the estimate says "
+                            "is faster here, docs/estimate.md)")
     _chart_files(res, estimate=True)
     chart_products_arg(res)
     _page_args(res)
@@ -183,7 +184,7 @@ def _compute(args: argparse.Namespace) -> int:
     if estimating:
         est = req.estimate()
         stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else
-               f"{req.spec.display} through {req.region.describe()} ({req.algorithm}, {_executor(args)}): "
+               f"{req.spec.display} through {req.region.describe()} ({req.algorithm}, {_executor(args, req.processes)}): "
                f"{est.line()}\n")
         return 0
     req.plan()  # refused here, before any work, when the estimate exceeds the memory budget
@@ -204,7 +205,7 @@ def _compute(args: argparse.Namespace) -> int:
         return 0
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{req.spec.display}: {ext.counted()} through {ext.region.describe()} "
-                    f"({ext.algorithm}, {_executor(args)}{resumed})")
+                    f"({ext.algorithm}, {_executor(args, req.processes)}{resumed})")
     return 0
 
 
@@ -259,12 +260,12 @@ def _chart_phase(reporter: Reporter, ext: Ext, files: bool) -> None:
         reporter.phase(f"{ext.module}: product lines" + (" and d2" if ext.with_d2 else ""))
 
 
-def _executor(args: argparse.Namespace) -> str:
+def _executor(args: argparse.Namespace, processes: bool) -> str:
     if getattr(args, "cluster", None):
         return f"the Dask cluster at {args.cluster}"
     if getattr(args, "workers", None):
         return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
-    if getattr(args, "processes", False) and args.threads > 1:
+    if processes and args.threads > 1:
         return f"{args.threads} processes"
     return f"{args.threads} thread{'s' if args.threads > 1 else ''}"
 
