@@ -304,3 +304,27 @@ def test_a_large_budget_gives_the_tables_more_than_their_default(monkeypatch: py
         use_tables(held.basis, budget_bytes())
     monkeypatch.setenv("NASSAU_PRODUCT_TABLES_MB", "100")
     assert tables_budget(est, budget) == 100 * 2**20
+
+
+def test_a_held_run_stops_before_a_job_too_large_for_what_is_left() -> None:
+    """After each job the held run looks at the jobs it makes ready: one whose predicted working set would take the
+    memory past the stopping threshold stops the run now, naming it, before its matrices are made (faster than
+    the guard samples); a job that fits does not."""
+    module = load_module("S_2")
+    region = Region(max_s=4, min_degree=0, max_stem=8)
+    est = Estimate(None, 0.0, 200e6, 0.1, 0.0, 0.0, 0.0, 0.0, 1, job_bytes={(1, 5): 10e6, (3, 6): 900e6})
+    held = HeldRun(module, "nassau", region, 1 << 30, est, None, None, False, rss=lambda: 100 << 20)
+    held.done(1, 4)  # makes (1, 5) ready, 10 MB: fits
+    with pytest.raises(MemoryBudgetExceeded) as stop:
+        held.done(3, 5)  # makes (3, 6) ready, 900 MB: past 92% of 1 GiB with the 100 MiB held
+    assert "at (s, t) = (3, 6)" in str(stop.value)
+
+
+def test_the_stop_names_the_first_bidegree_left_after_those_loaded() -> None:
+    """A resumed (or forced, second) part's stop names the first bidegree neither loaded nor finished, not (0, 0)."""
+    module = load_module("S_2")
+    region = Region(max_s=3, min_degree=0, max_stem=6)
+    held = HeldRun(module, "nassau", region, 1 << 30, None, None, "DIR", False, rss=lambda: 0)
+    held.done_before = lambda s, t: t <= 5
+    held.done(0, 6)
+    assert "at (s, t) = (1, 6)" in held.message(0)

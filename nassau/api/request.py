@@ -150,6 +150,13 @@ class Request:
                 res = resolve_over(self.module, first, self.algorithm, threads=self.threads, store=self.store,
                                    spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
                                    held=self._held(first, part_est, part_tables)).resolution
+                # then a stem at a time, so that what a stem needs (the Milnor basis through its degrees above all,
+                # made at a run's start) comes as it goes and the budget stops the run at the first that outgrows it
+                for stem in range(first.chart_max_stem + 1, self.region.chart_max_stem):
+                    step = Region(max_s=self.region.max_s, min_degree=self.region.min_degree, max_stem=stem)
+                    res = resolve_over(self.module, step, self.algorithm, threads=self.threads, store=self.store,
+                                       spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
+                                       held=self._held(step, est, tables), res=res).resolution
             return resolve_over(self.module, self.region, self.algorithm, threads=self.threads, store=self.store,
                                 spec=self.spec, bar=bar, quiet=quiet, processes=self.processes,
                                 held=self._held(self.region, est, tables), res=res)

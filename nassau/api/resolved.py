@@ -20,7 +20,7 @@ from nassau.cost.budget import HeldRun
 from nassau.cost.estimate import Estimate
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
-from nassau.engine.resolve import algorithm_over_module, resolve
+from nassau.engine.resolve import algorithm_over_module, resolve, resolved_module
 from nassau.products.ext_algebra import is_unit_module, unit_module
 from nassau.store.save_dir import SaveDir
 
@@ -94,6 +94,9 @@ def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int
         if held is not None:
             if held.est is not None:
                 progress.expect(held.est)
+            if res is None:  # made here, so that the held run's stop can tell what was loaded into it
+                res = Resolution(resolved_module(module, algorithm), algorithm)
+            held.done_before = res.is_done
 
             def on_done(s: int, t: int) -> None:
                 progress.advance(s, t)

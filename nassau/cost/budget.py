@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 
 from algebra.milnor.product_tables import budget_bytes, tables_for, use_tables
@@ -13,7 +14,7 @@ from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.cost.estimate import Estimate, estimate
 from nassau.cost.generators import GeneratorModel
-from nassau.cost.memory import SHRINK_AT, MemoryGuard, format_size, tree_rss
+from nassau.cost.memory import SHRINK_AT, STOP_AT, MemoryGuard, format_size, tree_rss
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolved_module
@@ -106,7 +107,11 @@ class HeldRun:
         self.region, self.budget, self.est, self.tables = region, budget, est, tables
         self.save_dir, self.processes, self.hard_stop = save_dir, processes, hard_stop
         self.finished: set[tuple[int, int]] = set()
+        #: Whether a bidegree was done before this run (loaded, or an earlier part's): set by the caller that holds
+        #: the resolution, so that the stop names the first bidegree really left.
+        self.done_before: Callable[[int, int], bool] = lambda s, t: False
         self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
+        self._rss = rss
 
     def __enter__(self) -> HeldRun:
         if self.tables is not None:
@@ -122,15 +127,26 @@ class HeldRun:
         self.guard.__exit__(*exc)
 
     def done(self, s: int, t: int) -> None:
+        """After each finished job: stop when the guard says so, or when a job this one makes ready is predicted
+        to need more than the budget has left (a job's matrices are made at once, faster than the guard samples:
+        S_2 through stem 400, s <= 4, under 1 GiB reached 1.02 GiB before the guard's last threshold stopped it)."""
         self.finished.add((s, t))
         if self.guard.stopping.is_set():
             raise MemoryBudgetExceeded(self.message(self.guard.peak))
+        sizes = self.est.job_bytes if self.est is not None else None
+        if not sizes:
+            return
+        for nxt in ((s, t + 1), (s + 1, t)):
+            need = sizes.get(nxt, 0.0)
+            if need and nxt not in self.finished and self._rss() + need > STOP_AT * self.budget:
+                raise MemoryBudgetExceeded(self.message(self._rss() + need, nxt))
 
-    def message(self, used: int) -> str:
+    def message(self, used: float, at: tuple[int, int] | None = None) -> str:
         """`needs about X at (s, t); finished bidegrees are kept in DIR`: X the estimate (or what the run held, if
-        more), (s, t) the first bidegree not finished."""
-        left = [b for b in self.region.bidegrees() if b not in self.finished]
-        at = min(left, key=lambda b: (b[1], b[0])) if left else None
+        more), (s, t) the job that needs it, else the first bidegree not finished."""
+        if at is None:
+            left = [b for b in self.region.bidegrees() if b not in self.finished and not self.done_before(*b)]
+            at = min(left, key=lambda b: (b[1], b[0])) if left else None
         where = f" at (s, t) = {at}" if at is not None else ""
         kept = (f"finished bidegrees are kept in {self.save_dir}" if self.save_dir
                 else "finished bidegrees are not kept (--save-dir keeps them, and a rerun resumes)")

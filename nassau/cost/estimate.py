@@ -67,6 +67,8 @@ class Estimate:
     #: The peak's parts in bytes: the interpreter's floor, the Milnor basis, the product tables, the resolution's
     #: rows, the largest jobs' working sets.
     parts: dict[str, float] = field(default_factory=dict)
+    #: Predicted bytes of each job's working set on one worker (what a held run checks before the job can start).
+    job_bytes: dict[tuple[int, int], float] | None = field(default=None, repr=False)
 
     def as_json(self) -> dict:
         out = {"wall_s": _round(self.wall_s), "wall_s_spread": self.wall_spread, "peak_bytes": int(self.peak_bytes),
@@ -125,8 +127,11 @@ def estimate(module: Module, spec: ModuleSpec, region: Region, algorithm: str, t
     budget = budget_bytes() if tables_budget is None else tables_budget
     tables = min(float(budget), TABLE_BYTES_PER_PAIR * float(pairs))
     rows = float((gens * (storage + GENERATOR_BYTES))[inside].sum())
-    matrix = _matrix_bytes(free, below, prime)[inside]
-    working = WORKING_SETS[calibration.kind(prime, algorithm)[1]] * float(matrix.max(initial=0.0)) * threads
+    share = WORKING_SETS[calibration.kind(prime, algorithm)[1]]
+    matrices = _matrix_bytes(free, below, prime)
+    matrix = matrices[inside]
+    working = share * float(matrix.max(initial=0.0)) * threads
+    job_bytes = {(s, t): share * float(matrices[s, t - region.min_degree]) for s, t in region.bidegrees()}
     peak = floor + basis + tables + rows + working
     parts = {"floor": floor, "basis": basis, "product_tables": tables, "rows": rows, "working": working}
     extrapolated = 1.0 - float(gens[inside & probed].sum()) / max(float(gens[inside].sum()), 1.0)
@@ -151,7 +156,7 @@ def estimate(module: Module, spec: ModuleSpec, region: Region, algorithm: str, t
         wall_spread = 0.25 + 0.25 * unseen + (0.1 if threads > 1 else 0.0)
         on = f"{machine['calibrated_on']} on {machine['date']}"
     return Estimate(wall, round(wall_spread, 2), peak, round(peak_spread, 2), save, round(save_spread, 2),
-                    float(gens[inside].sum()), tables, threads, per_job, on, gain, parts)
+                    float(gens[inside].sum()), tables, threads, per_job, on, gain, parts, job_bytes)
 
 
 def speedup(work: float, threads: int, processes: bool) -> float:
