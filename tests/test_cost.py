@@ -328,3 +328,16 @@ def test_the_stop_names_the_first_bidegree_left_after_those_loaded() -> None:
     held.done_before = lambda s, t: t <= 5
     held.done(0, 6)
     assert "at (s, t) = (1, 6)" in held.message(0)
+
+
+def test_worker_processes_count_their_own_copies(cost_dir: Path) -> None:
+    """Each forked worker holds its own interpreter, basis and resolution beside the shared tables: two processes'
+    peak is one thread's plus one more of those (S_2 through stem 150 held 540 MiB so in its worker)."""
+    spec = read_spec("S_2")
+    module = load_module("S_2")
+    region = Region(max_s=40, min_degree=0, max_stem=80)
+    threads = estimate(module, spec, region, "nassau", threads=2, processes=False, timed=False)
+    procs = estimate(module, spec, region, "nassau", threads=2, processes=True, timed=False)
+    copy = threads.parts["floor"] + threads.parts["basis"] + threads.parts["rows"]
+    assert procs.parts["worker_copies"] == pytest.approx(copy) and copy > 100e6
+    assert procs.peak_bytes == pytest.approx(threads.peak_bytes + copy)
