@@ -2,6 +2,7 @@
 
     python benchmarks/bench_estimate.py                       # the default list (about a minute of runs)
     python benchmarks/bench_estimate.py --runs S_2:90:48 S_2:120:63:2 --repeat 3
+    python benchmarks/bench_estimate.py --runs S_2:100:53 tmf2:150:75 --no-save   # on a shared machine
 
 Each run is `MODULE:STEM:MAX_S[:THREADS]`. For each, `nassau resolve ... --estimate --json` (the prediction, made
 first, calibrating this machine if it never was), then the run itself `--repeat` times in fresh processes with a
@@ -36,18 +37,25 @@ def nassau(*args: str) -> list[str]:
     return [sys.executable, "-m", "nassau", *args]
 
 
-def measured(args: list[str], save: Path) -> dict:
-    """One run in a child of its own: wall, CPU of its tree, its peak RSS, the save directory's bytes."""
+def measured(args: list[str], save: Path | None) -> dict:
+    """One run in a child of its own: wall, CPU of its tree, its peak RSS, the save directory's bytes (save None:
+    the run keeps no save directory)."""
+    if save is None:
+        return dict(_run(args), save=0)
     shutil.rmtree(save, ignore_errors=True)
+    got = _run([*args, "--save-dir", str(save)])
+    got["save"] = sum(p.stat().st_size for p in (save / "bidegrees").iterdir()) if (save / "bidegrees").exists() else 0
+    return got
+
+
+def _run(args: list[str]) -> dict:
     code = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
             "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL); "
             "w = time.perf_counter() - t; r = resource.getrusage(resource.RUSAGE_CHILDREN); "
             "print(w, r.ru_utime + r.ru_stime, r.ru_maxrss * 1024)")
-    out = subprocess.run([sys.executable, "-c", code, *args, "--save-dir", str(save)], capture_output=True,
-                         check=True, text=True)
+    out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, check=True, text=True)
     wall, cpu, peak = out.stdout.split()
-    size = sum(p.stat().st_size for p in (save / "bidegrees").iterdir()) if (save / "bidegrees").exists() else 0
-    return {"wall": float(wall), "cpu": float(cpu), "peak": int(peak), "save": size}
+    return {"wall": float(wall), "cpu": float(cpu), "peak": int(peak)}
 
 
 def within(predicted: float, value: float) -> str:
@@ -59,6 +67,9 @@ def main() -> None:
     ap.add_argument("--runs", nargs="+", default=DEFAULT, metavar="MODULE:STEM:MAX_S[:THREADS]")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--json", metavar="FILE", help="also write every figure here")
+    ap.add_argument("--no-save", action="store_true",
+                    help="runs keep no save directory (its synced files wait on the disk, which CPU time does not "
+                         "count: compare CPU with the prediction on a shared machine)")
     args = ap.parse_args()
     print(f"# {machine()}; load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("| run | wall s: predicted (+-) / measured min-med-max | CPU s measured (median) | peak MiB: predicted "
@@ -70,23 +81,26 @@ def main() -> None:
             name, stem, max_s, *rest = spec.split(":")
             threads = rest[0] if rest else "1"
             run = ["resolve", name, "--stem", stem, "--max-s", max_s, "--threads", threads]
-            save = Path(tmp) / "save"  # the estimate counts the save directory's files (it writes nothing)
-            shutil.rmtree(save, ignore_errors=True)
-            est = json.loads(subprocess.run(nassau(*run, "--estimate", "--json", "--save-dir", str(save)),
+            save = None if args.no_save else Path(tmp) / "save"
+            where = [] if save is None else ["--save-dir", str(save)]  # counted by the estimate, which writes nothing
+            if save is not None:
+                shutil.rmtree(save, ignore_errors=True)
+            est = json.loads(subprocess.run(nassau(*run, "--estimate", "--json", *where),
                                             capture_output=True, check=True, text=True).stdout)
             got = [measured(nassau(*run, "--quiet"), save) for _ in range(args.repeat)]
             walls = sorted(g["wall"] for g in got)
             cpu = statistics.median(g["cpu"] for g in got)
             peak = statistics.median(g["peak"] for g in got)
-            save = got[0]["save"]
+            saved = "-" if save is None else f"{got[0]['save'] / 1024:.0f}"
+            saved_ok = "-" if save is None else within(est["save_bytes"], got[0]["save"])
             row = {"run": spec, "estimate": est, "measured": got}
             rows.append(row)
             print(f"| {name} through stem {stem}, s <= {max_s}, {threads} thread(s) | {est['wall_s']:.2f} "
                   f"(+-{est['wall_s_spread']:.0%}) / {walls[0]:.2f}-{statistics.median(walls):.2f}-{walls[-1]:.2f} | "
                   f"{cpu:.2f} | {est['peak_bytes'] / 2**20:.0f} (+-{est['peak_bytes_spread']:.0%}) / "
                   f"{peak / 2**20:.0f} | {est['save_bytes'] / 1024:.0f} (+-{est['save_bytes_spread']:.0%}) / "
-                  f"{save / 1024:.0f} | {within(est['wall_s'], cpu)}, {within(est['peak_bytes'], peak)}, "
-                  f"{within(est['save_bytes'], save)} |", flush=True)
+                  f"{saved} | {within(est['wall_s'], cpu)}, {within(est['peak_bytes'], peak)}, {saved_ok} |",
+                  flush=True)
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
 
