@@ -28,7 +28,7 @@ from nassau.cost import calibration
 from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
 from nassau.cost.estimate import Estimate
 from nassau.cost.memory import BudgetError, available_bytes, parse_size
-from nassau.cost.way import fastest_way
+from nassau.cost.choices import fastest_algorithm, fastest_way
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -36,7 +36,7 @@ from nassau.engine.resolve import UNSTABLE, algorithm_over_module, check_executo
 from nassau.engine.resolve import resolve as run_engine
 from nassau.secondary.homotopy import check_secondary
 from nassau.store.cluster import Cluster
-from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
+from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest, read_manifest
 
 if TYPE_CHECKING:
     from nassau.api.motivic import MotivicRun
@@ -190,7 +190,7 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget). hard_stop: the run
     owns its process (the command line), which may be ended at once past the budget's last threshold; a run inside a
     caller's process (a notebook, a test) only stops. processes=None: worker processes or threads, whichever the
-    estimate says is faster here (nassau.cost.way; the command line's default)."""
+    estimate says is faster here (nassau.cost.choices; the command line's default)."""
     _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
                      stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
                      products=products, save_dir=save_dir, cluster=cluster)
@@ -214,18 +214,31 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if page not in (2, 3):
         raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
     region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
+    budget = _budget(memory)
+    room = available_bytes() if budget is None else budget
+    if algorithm == "auto":
+        chosen = fastest_algorithm(mod, spec, region, chosen, threads, room, _saved_algorithm(save_dir))
     if cluster is not None or workers is not None:
         check_executor(mod, region, chosen)
     store = None
     if save_dir is not None:
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
-    budget = _budget(memory)
     if processes is None:
-        processes = cluster is None and workers is None and fastest_way(
-            mod, spec, region, chosen, threads, available_bytes() if budget is None else budget, store is not None)
+        processes = cluster is None and workers is None and fastest_way(mod, spec, region, chosen, threads, room,
+                                                                        store is not None)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
                    cluster, workers, processes, budget, memory not in (None, "available"), force, hard_stop)
+
+
+def _saved_algorithm(save_dir: str | os.PathLike[str] | None) -> str | None:
+    """The algorithm a save directory was made with (None: no save directory yet), which a resumed auto run keeps."""
+    if save_dir is None:
+        return None
+    try:
+        return read_manifest(Path(save_dir)).get("algorithm")
+    except (StoreError, OSError):
+        return None
 
 
 def _budget(memory: int | str | None) -> int | None:

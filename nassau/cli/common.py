@@ -67,8 +67,8 @@ def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: st
                                 "NAME@adem, A^B (tensor product), or a path to a module JSON file")
     region_args(p)
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
-                   help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies, "
-                        "else the standard one")
+                   help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies "
+                        "unless the estimate says the standard one is faster, else the standard one")
     threads_arg(p)
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
     quiet_arg(p)

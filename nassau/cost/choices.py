@@ -1,0 +1,58 @@
+"""What a run takes when its caller names none, chosen by predicted cost on this machine: the way its workers run
+(threads of this process or worker processes) and, for `--algorithm auto`, Nassau's algorithm or the standard one.
+
+Threads share one interpreter lock, so on two cores S_2 through stem 90 (every s) gets 1.20x one thread from two
+threads and 1.52x from two processes (docs/speed.md); a run too small to share (under the estimate's few seconds of
+work), one on the GPU (the device is opened before a fork), an unstable run or a cofiber's stays on threads. Nassau's
+algorithm wins at large stems and loses at small ones at odd primes (S_3 through stem 150, s <= 40: 4.8 s against
+4.0 s; through stem 200: 12.1 s against 21.5 s); a run that resumes a save directory keeps the algorithm it was made
+with.
+"""
+from __future__ import annotations
+
+import multiprocessing
+
+from algebra.module.interface import Module
+from algebra.module.spec import ModuleSpec
+from gpu import device
+from nassau.cost import calibration
+from nassau.cost.budget import fits, fitted
+from nassau.engine.cofiber import CofiberSpec
+from nassau.engine.region import Region
+from nassau.engine.resolve import UNSTABLE
+
+
+def processes_apply(module: Module, algorithm: str, threads: int) -> bool:
+    """Whether worker processes can run this run at all: several workers, a system that forks, no device, a run
+    the engine hands to them (not an unstable one, not a cofiber's own sequence)."""
+    return (threads > 1 and "fork" in multiprocessing.get_all_start_methods() and algorithm != UNSTABLE
+            and CofiberSpec.read(module) is None and device.current() is None)
+
+
+def fastest_way(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, budget: int,
+                saving: bool) -> bool:
+    """True: worker processes; False: threads. By the two estimates' wall times, each with its tables sized for
+    the budget; processes only where their estimate fits it."""
+    if not processes_apply(module, algorithm, threads) or calibration.within_probe(module, region):
+        return False
+    by_threads, _ = fitted(module, spec, region, algorithm, threads, False, budget, timed=True, saving=saving)
+    by_processes, _ = fitted(module, spec, region, algorithm, threads, True, budget, timed=True, saving=saving)
+    return fits(by_processes, budget) and by_processes.wall_s < by_threads.wall_s
+
+
+def fastest_algorithm(module: Module, spec: ModuleSpec, region: Region, chosen: str, threads: int, budget: int,
+                      saved: str | None) -> str:
+    """`--algorithm auto`'s choice between Nassau's algorithm (`chosen` where it applies) and the standard one, by
+    their estimates on this machine (a small run keeps Nassau's); saved: the algorithm of the save directory the
+    run resumes, which it keeps."""
+    if chosen != "nassau":
+        return chosen
+    if saved in ("nassau", "standard"):
+        return saved
+    if calibration.within_probe(module, region):
+        return chosen
+    walls = {}
+    for algorithm in ("nassau", "standard"):
+        est, _ = fitted(module, spec, region, algorithm, threads, False, budget, timed=True)
+        walls[algorithm] = est.wall_s if fits(est, budget) else float("inf")
+    return "standard" if walls["standard"] < walls["nassau"] else "nassau"
