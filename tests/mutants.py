@@ -548,7 +548,7 @@ MUTANTS = [
            (literal("        if not self.hard_stop:\n            self.guard.stopping.set()\n            return\n", ""),),
            ("tests/test_cost.py::test_only_a_run_that_owns_its_process_ends_it_past_the_last_threshold",)),
     Mutant("budget: a held run never looks at the jobs ahead", "nassau/cost/budget.py",
-           (literal("if need and nxt not in self.finished and self._rss() + need > STOP_AT * self.budget:",
+           (literal("if need and nxt not in self.finished and held + need > STOP_AT * self.budget:",
                     "if False:"),),
            ("tests/test_cost.py::test_a_held_run_stops_before_a_job_too_large_for_what_is_left",)),
     Mutant("budget: the tables capped at their default again", "nassau/cost/budget.py",

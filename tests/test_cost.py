@@ -313,11 +313,15 @@ def test_a_held_run_stops_before_a_job_too_large_for_what_is_left() -> None:
     module = load_module("S_2")
     region = Region(max_s=4, min_degree=0, max_stem=8)
     est = Estimate(None, 0.0, 200e6, 0.1, 0.0, 0.0, 0.0, 0.0, 1, job_bytes={(1, 5): 10e6, (3, 6): 900e6})
-    held = HeldRun(module, "nassau", region, 1 << 30, est, None, None, False, rss=lambda: 100 << 20)
+    looks = []
+    held = HeldRun(module, "nassau", region, 1 << 30, est, None, None, False,
+                   rss=lambda: looks.append(1) or 100 << 20)
+    held.guard.sample()  # what the guard's thread does every 0.1 s
     held.done(1, 4)  # makes (1, 5) ready, 10 MB: fits
     with pytest.raises(MemoryBudgetExceeded) as stop:
         held.done(3, 5)  # makes (3, 6) ready, 900 MB: past 92% of 1 GiB with the 100 MiB held
     assert "at (s, t) = (3, 6)" in str(stop.value)
+    assert len(looks) == 1  # the jobs read the guard's last sample: a look at the memory costs about 2 ms
 
 
 def test_the_stop_names_the_first_bidegree_left_after_those_loaded() -> None:

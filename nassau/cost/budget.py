@@ -111,7 +111,6 @@ class HeldRun:
         #: the resolution, so that the stop names the first bidegree really left.
         self.done_before: Callable[[int, int], bool] = lambda s, t: False
         self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
-        self._rss = rss
 
     def __enter__(self) -> HeldRun:
         if self.tables is not None:
@@ -136,10 +135,11 @@ class HeldRun:
         sizes = self.est.job_bytes if self.est is not None else None
         if not sizes:
             return
+        held = self.guard.last  # the guard's last sample: reading the memory after every job cost 7 ms a job
         for nxt in ((s, t + 1), (s + 1, t)):
             need = sizes.get(nxt, 0.0)
-            if need and nxt not in self.finished and self._rss() + need > STOP_AT * self.budget:
-                raise MemoryBudgetExceeded(self.message(self._rss() + need, nxt))
+            if need and nxt not in self.finished and held + need > STOP_AT * self.budget:
+                raise MemoryBudgetExceeded(self.message(held + need, nxt))
 
     def message(self, used: float, at: tuple[int, int] | None = None) -> str:
         """`needs about X at (s, t); finished bidegrees are kept in DIR`: X the estimate (or what the run held, if
