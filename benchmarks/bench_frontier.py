@@ -10,7 +10,8 @@ in a fresh process (the command line a user types, its memory budget and progres
 sitting (the stems the earlier sittings left done), its CPU (user + sys of the process tree), the peak resident
 memory of its largest process, the peak of the whole tree with shared pages counted once (sampled every second),
 the save directory's bytes and the generators. The chart is kept at OUT/S_2-N.txt; a stem whose chart is there
-already is not run again, so the benchmark itself resumes after a cut sitting.
+already is not run again, so the benchmark itself resumes after a cut sitting, whose figures (OUT/S_2-N.cuts.json)
+count in the stem's.
 """
 from __future__ import annotations
 
@@ -52,12 +53,16 @@ def sitting(args: list[str], chart: Path) -> dict:
         proc.returncode = os.waitstatus_to_exitcode(status)
         done.set()
     wall = time.perf_counter() - start
-    if proc.returncode:
+    figures = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_process_bytes": usage.ru_maxrss * 1024,
+               "peak_tree_bytes": peak[0]}
+    if proc.returncode:  # a cut sitting: what it did is kept, and the stem's next sitting adds it
         chart.unlink()
+        cuts = chart.with_suffix(".cuts.json")
+        earlier = json.loads(cuts.read_text()) if cuts.exists() else []
+        cuts.write_text(json.dumps(earlier + [figures], indent=1) + "\n")
         last = log.read_text().strip().splitlines()[-1:]
         raise SystemExit(f"{' '.join(args)} exited {proc.returncode}: {last}")
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_process_bytes": usage.ru_maxrss * 1024,
-            "peak_tree_bytes": peak[0]}
+    return figures
 
 
 def main() -> None:
@@ -88,12 +93,19 @@ def main() -> None:
                                             text=True).stdout)
             ext = args.out / f"S_2-{stem}-ext.json"
             row = sitting(nassau(*run, "--save-dir", str(save), "--json", str(ext)), chart)
+            cuts = chart.with_suffix(".cuts.json")
+            row["cut_sittings"] = json.loads(cuts.read_text()) if cuts.exists() else []
             row.update(stem=stem, estimate=est, save_bytes=sum(p.stat().st_size for p in save.rglob("*")
                                                                 if p.is_file()),
                        generators=sum(e["dim"] for e in json.loads(ext.read_text())["ext"]), date=time.strftime(
                            "%Y-%m-%d %H:%M UTC", time.gmtime()), load_average=os.getloadavg()[0])
             figures.write_text(json.dumps(row, indent=1) + "\n")
         est = row["estimate"]
+        for cut in row.get("cut_sittings", []):  # the stem's earlier sittings, cut short, count in its figures
+            row["wall_s"] += cut["wall_s"]
+            row["cpu_s"] += cut["cpu_s"] or 0.0
+            row["peak_process_bytes"] = max(row["peak_process_bytes"], cut["peak_process_bytes"] or 0)
+            row["peak_tree_bytes"] = max(row["peak_tree_bytes"], cut["peak_tree_bytes"] or 0)
         print(f"| stem {stem} | {est['wall_s'] / 60:.1f} min (+-{est['wall_s_spread']:.0%}), "
               f"{est['peak_bytes'] / 2**30:.1f} GiB (+-{est['peak_bytes_spread']:.0%}), "
               f"{est['save_bytes'] / 2**20:.0f} MiB | {row['wall_s'] / 60:.1f} min, {row['cpu_s'] / 60:.1f} min | "
