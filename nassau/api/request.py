@@ -26,9 +26,9 @@ from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
 from nassau.cost import calibration
 from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
+from nassau.cost.choices import fastest_algorithm, fastest_way
 from nassau.cost.estimate import Estimate
 from nassau.cost.memory import BudgetError, available_bytes, parse_size
-from nassau.cost.choices import fastest_algorithm, fastest_way
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution

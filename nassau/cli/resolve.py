@@ -183,9 +183,9 @@ def _compute(args: argparse.Namespace) -> int:
                   hard_stop=held)
     if estimating:
         est = req.estimate()
+        way = _executor(args, req.processes)
         stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else
-               f"{req.spec.display} through {req.region.describe()} ({req.algorithm}, {_executor(args, req.processes)}): "
-               f"{est.line()}\n")
+               f"{req.spec.display} through {req.region.describe()} ({req.algorithm}, {way}): {est.line()}\n")
         return 0
     req.plan()  # refused here, before any work, when the estimate exceeds the memory budget
     lines_only = args.command == "products"  # the filtration-one lines instead of the chart
