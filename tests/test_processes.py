@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -171,6 +172,33 @@ def test_a_runs_first_light_jobs_run_here_before_the_workers_start(tmp_path: Pat
     assert sorted(where) == sorted(region.bidegrees())
     assert all(pid == os.getpid() for (s, t), pid in where.items() if t < 12)
     assert any(pid != os.getpid() for pid in where.values())
+
+
+def test_a_run_whose_first_job_is_heavy_forks_its_workers_after_it(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run that resumes a save directory starts at heavy jobs: the first job that takes HEAVY seconds here forks
+    the workers, rather than the first LIGHT_JOBS of them running on this one core. Every job here is made heavy;
+    the jobs run on this thread before the fork are counted."""
+    from nassau.engine.standard import step_standard
+
+    monkeypatch.setattr(processes, "LIGHT", 0.001)
+    monkeypatch.setattr(processes, "HEAVY", 0.05)
+    region = Region(max_s=3, min_degree=0, max_stem=6)
+    res = Resolution(load_module("S_2"))
+    res.algebra.extend(region.t_limit + 1)
+    main, ran = threading.get_ident(), tmp_path / "ran"
+
+    def work(s: int, t: int) -> None:
+        step_standard(res, s, t)
+        time.sleep(processes.HEAVY)
+        with open(ran, "a") as f:
+            f.write(f"{os.getpid() == coordinator and threading.get_ident() == main}\n")
+
+    coordinator = os.getpid()
+    run_processes(res, region.bidegrees(), dependencies("standard"), work, 2)
+    before_fork = ran.read_text().split()
+    assert len(before_fork) == len(region.bidegrees()) > processes.LIGHT_JOBS
+    assert before_fork.count("True") == 1
 
 
 def test_a_worker_is_sent_the_other_workers_results_once_and_never_its_own() -> None:

@@ -54,6 +54,10 @@ QUEUED = 2
 #: a kernel does not count).
 LIGHT = 0.001
 LIGHT_JOBS = 8
+#: A job that alone takes this many seconds here (kernel loading not counted) forks the workers at once: a run that
+#: resumes a save directory starts where its jobs are heavy, and S_2 from stem 170 to 180 (s <= 152) ran its first
+#: LIGHT_JOBS jobs, 1 to 2 minutes each, on one core before the workers came.
+HEAVY = 0.1
 
 
 def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]],
@@ -172,9 +176,9 @@ def _offer_help(offers: list[tuple], senders: list, queued: list[deque], helping
 
 def _run_here_while_light(graph: JobGraph, work: Callable[[int, int], None],
                           on_done: Callable[[int, int], None] | None) -> None:
-    """Run jobs here, lowest t first, until the median of the last LIGHT_JOBS takes LIGHT seconds (kernel loading not
-    counted): a run's first bidegrees take well under a millisecond each, less than a job's round trip through the
-    pipes, and the workers forked after them hold what they added."""
+    """Run jobs here, lowest t first, until the median of the last LIGHT_JOBS takes LIGHT seconds or one job HEAVY
+    seconds (kernel loading not counted): a run's first bidegrees take well under a millisecond each, less than a
+    job's round trip through the pipes, and the workers forked after them hold what they added."""
     compile_time.install()
     me = threading.get_ident()
     recent: deque[float] = deque(maxlen=LIGHT_JOBS)
@@ -189,7 +193,7 @@ def _run_here_while_light(graph: JobGraph, work: Callable[[int, int], None],
         if on_done is not None:
             on_done(*job)
         recent.append(time.monotonic() - start - (compile_time.spent(me) - loading))
-        if len(recent) == LIGHT_JOBS and statistics.median(recent) >= LIGHT:
+        if recent[-1] >= HEAVY or len(recent) == LIGHT_JOBS and statistics.median(recent) >= LIGHT:
             return
 
 
