@@ -162,6 +162,31 @@ def test_estimate_prints_without_computing(tmp_path: Path, cost_dir: Path) -> No
     assert_one_line_error(run_cli("resolve", "S_2", "--stem", "7", "--memory", "lots"), "--memory must be")
 
 
+def test_a_resumed_run_counts_down_what_is_left(tmp_path: Path, cost_dir: Path) -> None:
+    """A run that resumes a save directory says how much of its region was there and counts the ETA down from
+    what is left, not from the whole region (whose estimate it printed first); the countdown leaves out the
+    loaded bidegrees' predicted work."""
+    from nassau.cost.eta import Countdown
+
+    save = tmp_path / "save"
+    assert run_cli("resolve", "S_2", "--stem", "40", "--max-s", "12", "--save-dir", str(save),
+                   "--quiet").returncode == 0
+    out = run_cli("resolve", "S_2", "--stem", "46", "--max-s", "12", "--save-dir", str(save), "--threads", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.decode().splitlines()
+    region = Region(max_s=12, min_degree=0, max_stem=46)
+    saved = len(Region(max_s=12, min_degree=0, max_stem=40).bidegrees())
+    assert "estimate" in lines[0]
+    assert lines[1].startswith(f"S_2 (nassau): {saved} of {len(region.bidegrees())} bidegrees resumed from the "
+                               "save directory; ETA "), lines
+    est = estimate(load_module("S_2"), read_spec("S_2"), region, "nassau", timed=True)
+    countdown = Countdown(est)
+    whole = countdown.remaining()
+    countdown.resumed([b for b in region.bidegrees() if b[1] - b[0] <= 40])
+    left = sum(v for (s, t), v in est.job_seconds.items() if t - s > 40) / est.speedup
+    assert countdown.remaining() == pytest.approx(left) and left < whole / 2
+
+
 def test_the_frontier_is_refused_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """S_2 through stem 1000 is refused before any work, in one line with the estimate and the largest stem that
     fits; the second time (the module's probe kept) within 5 s."""

@@ -56,6 +56,15 @@ class NotebookBar(StopsOnError):
                 eta = f", {eta}" if eta else ""
                 self._handle.update(self._html(self._render(f"; last (n={t - s}, s={s}){eta}")))
 
+    def resumed(self, bidegrees: list[tuple[int, int]]) -> None:
+        """Bidegrees the save directory held: counted done, and the ETA's work is what is left."""
+        with self._lock:
+            self.done += len(bidegrees)
+            if self._countdown is not None:
+                self._countdown.resumed(bidegrees)
+            eta = self._countdown.text() if self._countdown is not None else ""
+            self._handle.update(self._html(self._render(f"; {len(bidegrees)} resumed" + (f", {eta}" if eta else ""))))
+
     def finish(self, summary: str) -> None:
         self._handle.update(self._html(self._render(f". {summary}")))
 

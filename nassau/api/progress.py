@@ -76,6 +76,22 @@ class Reporter(StopsOnError):
             with self.hidden():
                 print(f"{self.label}: estimate {est.line()}", file=self.stream, flush=True)
 
+    def resumed(self, bidegrees: list[tuple[int, int]]) -> None:
+        """Bidegrees the save directory held: counted done, the ETA's work is what is left, and a line says how
+        much was there and what is left."""
+        if not bidegrees:
+            return
+        with self._lock:
+            self.done += len(bidegrees)
+            if self._countdown is not None:
+                self._countdown.resumed(bidegrees)
+            self._show()
+        if not self.quiet:
+            left = self._countdown.text() if self._countdown is not None else ""
+            with self.hidden():
+                print(f"{self.label}: {len(bidegrees)} of {self.total} bidegrees resumed from the save directory"
+                      + (f"; {left}" if left else ""), file=self.stream, flush=True)
+
     def step(self, where: str) -> None:
         """One unit of the phase finished; `where` is shown beside the label."""
         with self._lock:

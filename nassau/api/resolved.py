@@ -31,6 +31,7 @@ class Progress(Protocol):
     def advance(self, s: int, t: int) -> None: ...
     def status(self, note: str) -> None: ...
     def expect(self, est: Estimate) -> None: ...
+    def resumed(self, bidegrees: list[tuple[int, int]]) -> None: ...
     def finish(self, summary: str) -> None: ...
     def abort(self) -> None: ...
 
@@ -101,13 +102,18 @@ def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int
             def on_done(s: int, t: int) -> None:
                 progress.advance(s, t)
                 held.done(s, t)
+
+        def on_loaded(res: Resolution) -> None:
+            progress.resumed([b for b in region.bidegrees() if res.is_done(*b)])
+
         try:
             if held is None:
-                res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes, res=res)
+                res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes, res=res,
+                              on_loaded=on_loaded)
             else:
                 with held:
                     res = resolve(module, region, algorithm, threads, store, on_done=on_done, processes=processes,
-                                  res=res)
+                                  res=res, on_loaded=on_loaded)
         except BaseException:
             if store is not None:
                 store.close()

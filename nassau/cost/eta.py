@@ -24,6 +24,13 @@ class Countdown:
         with self._lock:
             self.done += self.jobs.get((s, t), 0.0)
 
+    def resumed(self, bidegrees: list[tuple[int, int]]) -> None:
+        """These bidegrees were done before the run (loaded from its save directory): their work is not ahead, and
+        the clock that measures the jobs done starts now, after the loading."""
+        with self._lock:
+            self.total -= sum(self.jobs.get(b, 0.0) for b in bidegrees)
+            self.start = time.perf_counter()
+
     def remaining(self) -> float | None:
         """Seconds left, or None without a time estimate."""
         if self.total <= 0:

@@ -118,9 +118,11 @@ def step(res: Resolution, algorithm: str, s: int, t: int, keep: bool = True) -> 
 
 def resolve(module: Module, region: Region, algorithm: str = "standard", threads: int = 1,
             store: Store | None = None, on_done: Callable[[int, int], None] | None = None,
-            res: Resolution | None = None, executor: Executor | None = None, processes: bool = False) -> Resolution:
+            res: Resolution | None = None, executor: Executor | None = None, processes: bool = False,
+            on_loaded: Callable[[Resolution], None] | None = None) -> Resolution:
     """Compute every bidegree of the region not already present; returns the resolution. An unstable run first
-    checks that the module is unstable through the region (ModuleError names what breaks it).
+    checks that the module is unstable through the region (ModuleError names what breaks it). on_loaded(res) is
+    called once what the store held is loaded, before any job runs.
 
     processes: the `threads` workers are processes of this machine (nassau.engine.processes), not threads. With
     an executor the jobs run there, writing into the store, and the resolution returned is loaded from it."""
@@ -136,6 +138,8 @@ def resolve(module: Module, region: Region, algorithm: str = "standard", threads
     res.algebra.extend(region.t_limit - module.min_degree + 1)
     if store is not None:
         store.load_into(res)
+        if on_loaded is not None:
+            on_loaded(res)
 
     jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
     if executor is None and processes and threads > 1:
