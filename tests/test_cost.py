@@ -28,7 +28,7 @@ from nassau.cost.budget import HeldRun, MemoryBudgetExceeded, tables_budget
 from nassau.cost.estimate import Estimate, estimate
 from nassau.cost.generators import GeneratorModel
 from nassau.cost.jobs import free_grid
-from nassau.cost.memory import KILL_AT, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, parse_size
+from nassau.cost.memory import KILL_AT, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, format_size, parse_size
 from nassau.cost.sizes import algebra_dims, free_dims
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
@@ -209,6 +209,12 @@ def test_parse_size() -> None:
     for bad in ("", "4X", "-1G", "12K"):
         with pytest.raises(BudgetError):
             parse_size(bad)
+
+
+def test_format_size_keeps_numbers_short() -> None:
+    """A size in the largest unit of which it holds one (stem 1000's estimate was printed as 2955890.0 TiB)."""
+    assert format_size(3 << 59) == "1.5 EiB" and format_size(5 << 50) == "5.0 PiB"
+    assert format_size(3 << 29) == "1.5 GiB" and format_size(2048) == "2 KiB"
 
 
 def test_the_guard_shrinks_then_stops_then_kills() -> None:

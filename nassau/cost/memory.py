@@ -40,7 +40,8 @@ def parse_size(text: str) -> int:
 
 
 def format_size(n: float) -> str:
-    for unit, size in (("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
+    """Bytes in the largest unit that leaves at least one of it (a run far past the frontier needs EiB)."""
+    for unit, size in (("EiB", 1 << 60), ("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20)):
         if n >= size:
             return f"{n / size:.1f} {unit}"
     return f"{n / 1024:.0f} KiB"
