@@ -28,7 +28,8 @@ from nassau.cost.budget import HeldRun, MemoryBudgetExceeded, tables_budget
 from nassau.cost.estimate import Estimate, estimate
 from nassau.cost.generators import GeneratorModel
 from nassau.cost.jobs import free_grid
-from nassau.cost.memory import KILL_AT, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, format_size, parse_size
+from nassau.cost.memory import (KILL_AT, SAMPLE_SHARE, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, format_size,
+                                 parse_size)
 from nassau.cost.sizes import algebra_dims, free_dims
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
@@ -228,6 +229,22 @@ def test_the_guard_shrinks_then_stops_then_kills() -> None:
         used[0] = value
         guard.sample()
         assert (shrunk, guard.stopping.is_set(), killed) == want, value
+
+
+def test_the_guard_spaces_out_samples_that_cost_much() -> None:
+    """A sample that takes 20 ms (reading a large run's page tables takes 150-290 ms) waits 20 ms / SAMPLE_SHARE
+    for the next: over 0.6 s at an interval of 10 ms, 2 or 3 samples, not 20."""
+    samples = []
+
+    def slow() -> int:
+        samples.append(time.perf_counter())
+        time.sleep(0.02)
+        return 0
+
+    with MemoryGuard(1 << 30, lambda used: None, lambda used: None, rss=slow, interval=0.01):
+        time.sleep(0.6)
+    assert 2 <= len(samples) <= 3, len(samples)  # the one on entering, then one a second at most
+    assert all(b - a >= 0.02 / SAMPLE_SHARE * 0.9 for a, b in zip(samples[1:], samples[2:]))
 
 
 def test_only_a_run_that_owns_its_process_ends_it_past_the_last_threshold() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -21,6 +22,12 @@ from algebra.milnor.product_tables import machine_memory
 MARGIN = 0.1
 MIN_MARGIN = 256 << 20
 SHRINK_AT, STOP_AT, KILL_AT = 0.8, 0.92, 0.98
+#: The guard's samples may take this share of the time between them, up to MAX_WAIT seconds apart: a sample walks the
+#: page tables of every process of the run (/proc/PID/smaps_rollup) under each one's memory lock, 150 to 290 ms at
+#: S_2 stem 180 (two processes of 6 GiB), which sampled every 0.1 s kept a core busy and stalled the workers' page
+#: faults; a job's own growth between samples is the look-ahead's to foresee (nassau.cost.budget.HeldRun.done).
+SAMPLE_SHARE = 0.02
+MAX_WAIT = 5.0
 _UNITS = {"": 1, "B": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -117,10 +124,10 @@ def _field(pid: int, name: str, field: str) -> int:
 
 
 class MemoryGuard:
-    """Holds a run to `budget` bytes while it is entered: a thread samples `rss()` every `interval` seconds; past
-    SHRINK_AT of the budget it calls `shrink()` once (the product tables), past STOP_AT it sets `stopping` (the run
-    checks it after each job: nassau.cost.budget.HeldRun), and past KILL_AT it calls `kill()` (which does not
-    return)."""
+    """Holds a run to `budget` bytes while it is entered: a thread samples `rss()` every `interval` seconds (further
+    apart where a sample costs more than SAMPLE_SHARE of the time between them); past SHRINK_AT of the budget it
+    calls `shrink()` once (the product tables), past STOP_AT it sets `stopping` (the run checks it after each job:
+    nassau.cost.budget.HeldRun), and past KILL_AT it calls `kill()` (which does not return)."""
 
     def __init__(self, budget: int, shrink: Callable[[int], None], kill: Callable[[int], None],
                  rss: Callable[[], int] = tree_rss, interval: float = 0.1) -> None:
@@ -148,8 +155,11 @@ class MemoryGuard:
         return used
 
     def _watch(self) -> None:
-        while not self._done.wait(self.interval):
+        wait = self.interval
+        while not self._done.wait(wait):
+            start = time.perf_counter()
             self.sample()
+            wait = max(self.interval, min(MAX_WAIT, (time.perf_counter() - start) / SAMPLE_SHARE))
 
     def __enter__(self) -> MemoryGuard:
         self.sample()
