@@ -27,41 +27,50 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resolve import machine  # noqa: E402
 
-from nassau.cost.memory import tree_rss  # noqa: E402
+from nassau.cost.memory import SAMPLE_SHARE, tree_rss  # noqa: E402
 
 
 def nassau(*args: str) -> list[str]:
     return [sys.executable, "-m", "nassau", *args]
 
 
-def sitting(args: list[str], chart: Path) -> dict:
-    """One run of the command in a child of its own; its figures (its stderr kept beside the chart)."""
+def watched(args: list[str], out: Path, err: Path) -> tuple[int, dict]:
+    """The command run in a child with its stdout and stderr to these files: its exit status and its figures (wall,
+    CPU of its tree, the peak RSS of its largest process, the peak of the whole tree with shared pages counted once,
+    sampled every second, or as seldom as the run's own guard samples where a sample costs more)."""
     peak = [0]
     start = time.perf_counter()
-    log = chart.with_suffix(".log")
-    with open(chart, "w") as out, open(log, "w") as err:
-        proc = subprocess.Popen(args, stdout=out, stderr=err)
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        proc = subprocess.Popen(args, stdout=stdout, stderr=stderr)
         done = threading.Event()
 
         def sample() -> None:
-            while not done.wait(1.0):
+            wait = 1.0
+            while not done.wait(wait):
+                start = time.perf_counter()
                 peak[0] = max(peak[0], tree_rss(proc.pid))
+                wait = max(1.0, (time.perf_counter() - start) / SAMPLE_SHARE)
 
         watcher = threading.Thread(target=sample, daemon=True)
         watcher.start()
         _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
         done.set()
-    wall = time.perf_counter() - start
-    figures = {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_process_bytes": usage.ru_maxrss * 1024,
-               "peak_tree_bytes": peak[0]}
-    if proc.returncode:  # a cut sitting: what it did is kept, and the stem's next sitting adds it
+    figures = {"wall_s": time.perf_counter() - start, "cpu_s": usage.ru_utime + usage.ru_stime,
+               "peak_process_bytes": usage.ru_maxrss * 1024, "peak_tree_bytes": peak[0]}
+    return os.waitstatus_to_exitcode(status), figures
+
+
+def sitting(args: list[str], chart: Path) -> dict:
+    """One run of the command in a child of its own; its figures (its stderr kept beside the chart)."""
+    log = chart.with_suffix(".log")
+    status, figures = watched(args, chart, log)
+    if status:  # a cut sitting: what it did is kept, and the stem's next sitting adds it
         chart.unlink()
         cuts = chart.with_suffix(".cuts.json")
         earlier = json.loads(cuts.read_text()) if cuts.exists() else []
         cuts.write_text(json.dumps(earlier + [figures], indent=1) + "\n")
         last = log.read_text().strip().splitlines()[-1:]
-        raise SystemExit(f"{' '.join(args)} exited {proc.returncode}: {last}")
+        raise SystemExit(f"{' '.join(args)} exited {status}: {last}")
     return figures
 
 
