@@ -20,7 +20,7 @@ from nassau.cost.budget import HeldRun
 from nassau.cost.estimate import Estimate
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
-from nassau.engine.resolve import algorithm_over_module, resolve, resolved_module
+from nassau.engine.resolve import algorithm_over_module, resolve
 from nassau.products.ext_algebra import is_unit_module, unit_module
 from nassau.store.save_dir import SaveDir
 
@@ -95,16 +95,17 @@ def resolve_over(module: Module, region: Region, algorithm: str, *, threads: int
         if held is not None:
             if held.est is not None:
                 progress.expect(held.est)
-            if res is None:  # made here, so that the held run's stop can tell what was loaded into it
-                res = Resolution(resolved_module(module, algorithm), algorithm)
-            held.done_before = res.is_done
+            if res is not None:  # an earlier part's: what it holds is not this run's to name as left
+                held.done_before = res.is_done
 
             def on_done(s: int, t: int) -> None:
                 progress.advance(s, t)
                 held.done(s, t)
 
-        def on_loaded(res: Resolution) -> None:
-            progress.resumed([b for b in region.bidegrees() if res.is_done(*b)])
+        def on_loaded(loaded: Resolution) -> None:
+            progress.resumed([b for b in region.bidegrees() if loaded.is_done(*b)])
+            if held is not None:  # so that its stop names the first bidegree neither loaded nor finished
+                held.done_before = loaded.is_done
 
         try:
             if held is None:
