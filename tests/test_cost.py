@@ -372,6 +372,29 @@ def test_a_held_run_stops_before_a_job_too_large_for_what_is_left() -> None:
     assert len(looks) == 1  # the jobs read the guard's last sample: a look at the memory costs about 2 ms
 
 
+def test_a_held_run_evicts_its_tables_before_it_stops_for_a_job() -> None:
+    """A job that the memory left cannot hold, but can once the product tables are evicted, evicts them (fresh
+    tables within half of what they held) and the run goes on; one that cannot fit even so stops it."""
+    module = load_module("S_2")
+    region = Region(max_s=4, min_degree=0, max_stem=8)
+    held = HeldRun(module, "nassau", region, 1 << 30, None, None, None, False, rss=lambda: 800 << 20)
+    use_tables(held.basis, 1 << 30)
+    try:
+        resolve(module, Region(max_s=15, min_degree=0, max_stem=40), "nassau", threads=1)
+        tables = tables_for(held.basis).nbytes
+        assert tables > 1 << 19
+        held.est = Estimate(None, 0.0, 200e6, 0.1, 0.0, 0.0, 0.0, 0.0, 1,
+                            job_bytes={(1, 5): STOP_AT * (1 << 30) - (800 << 20) + 4096, (3, 6): 200e6})
+        held.guard.sample()  # under the guard's own threshold: it evicts nothing
+        held.done(1, 4)  # (1, 5) fits once the tables are gone
+        fresh = tables_for(held.basis)
+        assert fresh.nbytes < tables and fresh.budget <= tables // 2
+        with pytest.raises(MemoryBudgetExceeded):
+            held.done(3, 5)  # (3, 6) does not: nothing left to evict
+    finally:
+        use_tables(held.basis, budget_bytes())
+
+
 def test_the_stop_names_the_first_bidegree_left_after_those_loaded() -> None:
     """A resumed (or forced, second) part's stop names the first bidegree neither loaded nor finished, not (0, 0)."""
     module = load_module("S_2")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -111,6 +112,7 @@ class HeldRun:
         #: the resolution, so that the stop names the first bidegree really left.
         self.done_before: Callable[[int, int], bool] = lambda s, t: False
         self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
+        self._evicting = threading.Lock()  # the guard's thread and the jobs' both evict
 
     def __enter__(self) -> HeldRun:
         if self.tables is not None:
@@ -128,7 +130,9 @@ class HeldRun:
     def done(self, s: int, t: int) -> None:
         """After each finished job: stop when the guard says so, or when a job this one makes ready is predicted
         to need more than the budget has left (a job's matrices are made at once, faster than the guard samples:
-        S_2 through stem 400, s <= 4, under 1 GiB reached 1.02 GiB before the guard's last threshold stopped it)."""
+        S_2 through stem 400, s <= 4, under 1 GiB reached 1.02 GiB before the guard's last threshold stopped it),
+        and evicting the product tables does not leave it room (S_2 through stem 120, s <= 63, under half its peak
+        stopped so at (6, 121) with 96 MiB of tables that it could have given up)."""
         self.finished.add((s, t))
         if self.guard.stopping.is_set():
             raise MemoryBudgetExceeded(self.message(self.guard.peak))
@@ -138,8 +142,11 @@ class HeldRun:
         held = self.guard.last  # the guard's last sample: reading the memory after every job cost 7 ms a job
         for nxt in ((s, t + 1), (s + 1, t)):
             need = sizes.get(nxt, 0.0)
-            if need and nxt not in self.finished and held + need > STOP_AT * self.budget:
-                raise MemoryBudgetExceeded(self.message(held + need, nxt))
+            while need and nxt not in self.finished and held + need > STOP_AT * self.budget:
+                freed = self._evict()  # the tables give way before the run stops
+                if not freed:
+                    raise MemoryBudgetExceeded(self.message(held + need, nxt))
+                held -= freed
 
     def message(self, used: float, at: tuple[int, int] | None = None) -> str:
         """`needs about X at (s, t); finished bidegrees are kept in DIR`: X the estimate (or what the run held, if
@@ -155,14 +162,20 @@ class HeldRun:
                 f"{where}; {kept}")
 
     def _shrink(self, used: int) -> None:
-        """Evict the product tables (threads: made again as needed, within half of what they held) or stop them
-        growing (worker processes share them)."""
-        tables = tables_for(self.basis)
-        smaller = int(tables.nbytes // 2)
-        if self.processes:
-            tables.limit(tables.nbytes)
-        else:
-            use_tables(self.basis, min(tables.budget, smaller))
+        """The guard's first threshold passed: evict the product tables."""
+        self._evict()
+
+    def _evict(self) -> int:
+        """Evict the product tables (threads: made again as needed, within half of what they held; the bytes freed,
+        once the batches reading them finish) or stop them growing (worker processes share them: 0 freed)."""
+        with self._evicting:
+            tables = tables_for(self.basis)
+            if self.processes:
+                tables.limit(tables.nbytes)
+                return 0
+            held = int(tables.nbytes)
+            fresh = use_tables(self.basis, min(tables.budget, held // 2))
+            return max(0, held - int(fresh.nbytes))
 
     def _kill(self, used: int) -> None:
         """Past the last threshold there is no waiting for the running jobs: the line, then exit at once (every
