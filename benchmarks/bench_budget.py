@@ -8,8 +8,8 @@ Each run is `MODULE:STEM:MAX_S`, run as a user types it (`nassau resolve MODULE 
 K`, the way and the algorithm left to the defaults) in a fresh process: its wall time, CPU, the peak of its process
 tree (shared pages counted once, as the budget counts them) and the product tables' bytes the estimate gives it.
 The budget is half the first unbudgeted run's tree peak; `--repeat` alternates unbudgeted and budgeted runs. A
-budgeted chart that differs from the unbudgeted one, or a budgeted peak over its budget, ends the benchmark with
-status 1.
+budgeted run that stops or fails (its stderr's last line is printed), a chart that differs from the unbudgeted one,
+or a budgeted peak over its budget makes the benchmark end with status 1, after the other runs.
 """
 from __future__ import annotations
 
@@ -37,10 +37,13 @@ def tables_bytes(args: list[str]) -> int:
 
 
 def run(args: list[str], tmp: Path) -> tuple[bytes, dict]:
+    """The chart and figures of one run; a run that fails has its last line of stderr for a chart."""
     chart, log = tmp / "chart.txt", tmp / "log.txt"
     status, figures = watched(nassau(*args), chart, log)
     if status:
-        raise SystemExit(f"nassau {' '.join(args)} exited {status}: {log.read_text().strip().splitlines()[-1:]}")
+        last = log.read_text().strip().splitlines()[-1:]
+        print(f"nassau {' '.join(args)} exited {status}: {last}", file=sys.stderr, flush=True)
+        return f"exited {status}: {last}".encode(), figures
     return chart.read_bytes(), figures
 
 
