@@ -12,6 +12,8 @@ import pytest
 
 from nassau.api.request import request
 from nassau.cost import calibration
+from nassau.cost.budget import fits
+from nassau.cost.memory import SHRINK_AT
 from tests.helpers import run_cli
 
 #: Machine constants that make S_2 through stem 60 (s <= 20) a run of about ten seconds on one worker.
@@ -36,6 +38,19 @@ def test_processes_by_default_where_the_estimate_says_they_are_faster(two_cores:
     assert request("S_2", 60, max_s=20, threads=1, processes=None).processes is False
     assert request("S_2", 30, max_s=10, threads=2, processes=None).processes is False  # within the probe: small
     assert request("S_2[5]", 30, max_s=10, threads=2, processes=None, unstable=True).processes is False
+
+
+
+def test_threads_by_default_where_the_budget_caps_the_tables(two_cores: None) -> None:
+    """A budget that leaves the product tables 90% of what they would fill: the processes' estimate is still the
+    faster, but threads are taken, which can evict their tables as the run nears its budget (the processes share
+    theirs and cannot)."""
+    whole = request("S_2", 60, max_s=20, threads=2, processes=True, memory="64G").estimate()
+    budget = int(whole.peak_bytes / SHRINK_AT)  # the rest of the run whole, 90% of the tables (TABLES_SHARE)
+    capped = request("S_2", 60, max_s=20, threads=2, processes=True, memory=budget).estimate()
+    assert capped.tables_capped and fits(capped, budget)
+    assert capped.wall_s < request("S_2", 60, max_s=20, threads=2, processes=False, memory=budget).estimate().wall_s
+    assert request("S_2", 60, max_s=20, threads=2, processes=None, memory=budget).processes is False
 
 
 def test_the_command_lines_default_runs_processes_and_draws_the_same_chart(two_cores: None) -> None:

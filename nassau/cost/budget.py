@@ -62,7 +62,8 @@ def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, thr
     wall = first.wall_s
     if wall is not None:  # the products no table holds are enumerated, up to ENUMERATED times slower
         wall *= 1.0 + (ENUMERATED - 1.0) * (1.0 - tables / max(first.tables_bytes, 1.0))
-    return replace(first, peak_bytes=capped, tables_bytes=float(tables), parts=parts, wall_s=wall), tables
+    return replace(first, peak_bytes=capped, tables_bytes=float(tables), parts=parts, wall_s=wall,
+                   tables_capped=True), tables
 
 
 def fits(est: Estimate, budget: int) -> bool:

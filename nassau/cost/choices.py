@@ -32,12 +32,15 @@ def processes_apply(module: Module, algorithm: str, threads: int) -> bool:
 def fastest_way(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, budget: int,
                 saving: bool) -> bool:
     """True: worker processes; False: threads. By the two estimates' wall times, each with its tables sized for
-    the budget; processes only where their estimate fits it."""
+    the budget; processes only where their estimate fits it with the tables whole: the processes share theirs, so a
+    run that nears its budget cannot evict them (S_2 through stem 150, s <= 152, under 2 GiB, half its peak, stopped
+    on processes at (6, 155) after 20 min; threads evict their tables and go on)."""
     if not processes_apply(module, algorithm, threads) or calibration.within_probe(module, region):
         return False
     by_threads, _ = fitted(module, spec, region, algorithm, threads, False, budget, timed=True, saving=saving)
     by_processes, _ = fitted(module, spec, region, algorithm, threads, True, budget, timed=True, saving=saving)
-    return fits(by_processes, budget) and by_processes.wall_s < by_threads.wall_s
+    return (fits(by_processes, budget) and not by_processes.tables_capped
+            and by_processes.wall_s < by_threads.wall_s)
 
 
 def fastest_algorithm(module: Module, spec: ModuleSpec, region: Region, chosen: str, threads: int, budget: int,

@@ -69,6 +69,8 @@ class Estimate:
     parts: dict[str, float] = field(default_factory=dict)
     #: Predicted bytes of each job's working set on one worker (what a held run checks before the job can start).
     job_bytes: dict[tuple[int, int], float] | None = field(default=None, repr=False)
+    #: Whether the memory budget holds the product tables below what the run would fill.
+    tables_capped: bool = False
 
     def as_json(self) -> dict:
         out = {"wall_s": _round(self.wall_s), "wall_s_spread": self.wall_spread, "peak_bytes": int(self.peak_bytes),
