@@ -384,9 +384,11 @@ def test_a_held_run_evicts_its_tables_before_it_stops_for_a_job() -> None:
         tables = tables_for(held.basis).nbytes
         assert tables > 1 << 19
         held.est = Estimate(None, 0.0, 200e6, 0.1, 0.0, 0.0, 0.0, 0.0, 1,
-                            job_bytes={(1, 5): STOP_AT * (1 << 30) - (800 << 20) + 4096, (3, 6): 200e6})
+                            job_bytes={(1, 5): STOP_AT * (1 << 30) - (800 << 20) + 4096,
+                                      (2, 5): STOP_AT * (1 << 30) - (800 << 20) + 4096, (3, 6): 200e6})
         held.guard.sample()  # under the guard's own threshold: it evicts nothing
         held.done(1, 4)  # (1, 5) fits once the tables are gone
+        held.done(2, 4)  # so does (2, 5), before the guard's next sample shows the memory freed
         fresh = tables_for(held.basis)
         assert fresh.nbytes < tables and fresh.budget <= tables // 2
         with pytest.raises(MemoryBudgetExceeded):

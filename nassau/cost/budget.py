@@ -114,6 +114,8 @@ class HeldRun:
         self.done_before: Callable[[int, int], bool] = lambda s, t: False
         self.guard = MemoryGuard(budget, self._shrink, self._kill, rss)
         self._evicting = threading.Lock()  # the guard's thread and the jobs' both evict
+        #: Bytes the jobs' evictions freed since the guard's sample number `_sample` (which still counts them)
+        self._freed, self._sample = 0, 0
 
     def __enter__(self) -> HeldRun:
         if self.tables is not None:
@@ -140,7 +142,10 @@ class HeldRun:
         sizes = self.est.job_bytes if self.est is not None else None
         if not sizes:
             return
-        held = self.guard.last  # the guard's last sample: reading the memory after every job cost 7 ms a job
+        if self.guard.samples != self._sample:
+            self._freed, self._sample = 0, self.guard.samples
+        # the guard's last sample (reading the memory after every job cost 7 ms a job), less what was evicted since
+        held = self.guard.last - self._freed
         for nxt in ((s, t + 1), (s + 1, t)):
             need = sizes.get(nxt, 0.0)
             while need and nxt not in self.finished and held + need > STOP_AT * self.budget:
@@ -148,6 +153,7 @@ class HeldRun:
                 if not freed:
                     raise MemoryBudgetExceeded(self.message(held + need, nxt))
                 held -= freed
+                self._freed += freed
 
     def message(self, used: float, at: tuple[int, int] | None = None) -> str:
         """`needs about X at (s, t); finished bidegrees are kept in DIR`: X the estimate (or what the run held, if

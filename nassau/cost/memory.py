@@ -135,15 +135,17 @@ class MemoryGuard:
         self.stopping = threading.Event()
         self.shrunk = False
         self.peak = 0
-        #: The last sample (a run's look ahead reads it: reading the memory costs a walk of /proc, about 2 ms)
+        #: The last sample (a run's look ahead reads it: reading the memory costs a walk of /proc, about 2 ms) and how
+        #: many were taken
         self.last = 0
+        self.samples = 0
         self._done = threading.Event()
         self._thread: threading.Thread | None = None
 
     def sample(self) -> int:
         """One look at the memory held, acting on it as the thresholds say; returns it."""
         used = self._rss()
-        self.peak, self.last = max(self.peak, used), used
+        self.peak, self.last, self.samples = max(self.peak, used), used, self.samples + 1
         if used >= KILL_AT * self.budget:
             self._kill(used)
         if used >= SHRINK_AT * self.budget and not self.shrunk:
