@@ -186,7 +186,7 @@ def test_a_run_whose_first_job_is_heavy_forks_its_workers_after_it(tmp_path: Pat
     region = Region(max_s=3, min_degree=0, max_stem=6)
     res = Resolution(load_module("S_2"))
     res.algebra.extend(region.t_limit + 1)
-    main, ran = threading.get_ident(), tmp_path / "ran"
+    coordinator, main, ran = os.getpid(), threading.get_ident(), tmp_path / "ran"
 
     def work(s: int, t: int) -> None:
         step_standard(res, s, t)
@@ -194,7 +194,6 @@ def test_a_run_whose_first_job_is_heavy_forks_its_workers_after_it(tmp_path: Pat
         with open(ran, "a") as f:
             f.write(f"{os.getpid() == coordinator and threading.get_ident() == main}\n")
 
-    coordinator = os.getpid()
     run_processes(res, region.bidegrees(), dependencies("standard"), work, 2)
     before_fork = ran.read_text().split()
     assert len(before_fork) == len(region.bidegrees()) > processes.LIGHT_JOBS
