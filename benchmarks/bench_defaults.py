@@ -1,5 +1,6 @@
-"""What a user who passes nothing gets, against each explicit choice: the way (threads or worker processes) and the
-algorithm (`--algorithm auto` against Nassau's and the standard one).
+"""What a user who passes nothing gets, against each explicit choice: the threads (one for a run of a few seconds,
+else the cores), the way (threads or worker processes) and the algorithm (`--algorithm auto` against Nassau's and
+the standard one).
 
     python benchmarks/bench_defaults.py --repeat 3
     python benchmarks/bench_defaults.py --only way --repeat 5
@@ -22,6 +23,10 @@ from bench_resolve import machine  # noqa: E402
 
 #: name -> (the run, {label: extra options}); the first label is the default.
 CASES = {
+    "threads": (["resolve", "S_2", "--stem", "40"],
+                {"default": [], "1 thread": ["--threads", "1"], "2 threads": ["--threads", "2"]}),
+    "threads-70": (["resolve", "S_2", "--stem", "70", "--max-s", "38"],
+                   {"default": [], "1 thread": ["--threads", "1"], "2 threads": ["--threads", "2"]}),
     "way": (["resolve", "S_2", "--stem", "90", "--max-s", "48"],
             {"default": [], "2 threads": ["--no-processes"], "2 processes": ["--processes"]}),
     "algorithm": (["resolve", "S_3", "--stem", "150", "--max-s", "40", "--threads", "1"],

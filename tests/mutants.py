@@ -563,6 +563,12 @@ MUTANTS = [
     Mutant("choices: auto always Nassau's", "nassau/cost/choices.py",
            (literal('return "standard" if walls["standard"] < walls["nassau"] else "nassau"', 'return "nassau"'),),
            ("tests/test_choices.py::test_auto_takes_the_algorithm_the_estimate_says_is_faster",)),
+    Mutant("choices: the cores for every run", "nassau/cost/choices.py",
+           (literal("return 1 if est.speedup == 1.0 else cores", "return cores"),),
+           ("tests/test_choices.py::test_one_thread_by_default_for_a_run_too_small_to_share_the_cores",)),
+    Mutant("request: the default threads for named ones too", "nassau/api/request.py",
+           (literal("if not named_threads and processes", "if processes"),),
+           ("tests/test_choices.py::test_one_thread_by_default_for_a_run_too_small_to_share_the_cores",)),
 ]
 
 

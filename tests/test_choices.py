@@ -41,6 +41,21 @@ def test_processes_by_default_where_the_estimate_says_they_are_faster(two_cores:
 
 
 
+def test_one_thread_by_default_for_a_run_too_small_to_share_the_cores(two_cores: None, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads not named: one within the probe's stems, and beyond them where the estimate's work is under
+    SMALL_RUN_S (two threads took 1.3x one thread's wall there); the cores for a longer run; named threads kept."""
+    assert request("S_2", 30, max_s=10, processes=None).threads == 1
+    assert request("S_2", 30, max_s=10, threads=2, processes=None).threads == 2
+    assert request("S_2", 60, max_s=20, processes=None).threads == 2  # about ten seconds on SLOW_MACHINE
+    assert request("S_2", 60, max_s=20, processes=True).threads == 2  # processes need their workers
+    fast = calibration._machine_path("2", "nassau")
+    fast.write_text(json.dumps(dict(SLOW_MACHINE, coefficients=[5e-5, 1e-8, 1e-5, 1e-9])))
+    small = request("S_2", 60, max_s=20, processes=None)
+    assert small.threads == 1 and small.processes is False and small.estimate().wall_s < 5.0
+    assert "(nassau, 1 thread)" in run_cli("resolve", "S_2", "--stem", "30", "--estimate").stdout.decode()
+
+
 def test_threads_by_default_where_the_budget_caps_the_tables(two_cores: None) -> None:
     """A budget that leaves the product tables 90% of what they would fill: the processes' estimate is still the
     faster, but threads are taken, which can evict their tables as the run nears its budget (the processes share

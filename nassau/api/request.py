@@ -26,7 +26,7 @@ from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
 from nassau.cost import calibration
 from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
-from nassau.cost.choices import fastest_algorithm, fastest_way
+from nassau.cost.choices import default_threads, fastest_algorithm, fastest_way
 from nassau.cost.estimate import Estimate
 from nassau.cost.memory import BudgetError, available_bytes, parse_size
 from nassau.engine.errors import EngineError
@@ -190,10 +190,12 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     refusing it up front when its estimate exceeds the budget unless force (nassau.cost.budget). hard_stop: the run
     owns its process (the command line), which may be ended at once past the budget's last threshold; a run inside a
     caller's process (a notebook, a test) only stops. processes=None: worker processes or threads, whichever the
-    estimate says is faster here (nassau.cost.choices; the command line's default)."""
+    estimate says is faster here (nassau.cost.choices; the command line's default). threads=None: the cores, one
+    for a run too small to share them (nassau.cost.choices.default_threads)."""
     _check_arguments({"stem", "max_t", "threads", "workers", "products", "save_dir", "cluster"}, module=module,
                      stem=stem, max_t=max_t, max_s=max_s, threads=threads, page=page, workers=workers,
                      products=products, save_dir=save_dir, cluster=cluster)
+    named_threads = threads is not None
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
@@ -224,6 +226,8 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if save_dir is not None:
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
+    if not named_threads and processes is not True and cluster is None and workers is None:
+        threads = default_threads(mod, spec, region, chosen, threads, room, store is not None)
     if processes is None:
         processes = cluster is None and workers is None and fastest_way(mod, spec, region, chosen, threads, room,
                                                                         store is not None)
@@ -304,17 +308,17 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
             processes: bool = False, motivic: bool = False, max_weight: int | None = None) -> Ext | MotivicRun:
     """Ext of `module` (a bundled name, NAME[k], A^B, or a module file) through `stem` (or t <= max_t), s <= max_s.
 
-    algorithm: auto, standard, nassau or change-of-rings; threads: default all cores; products: the classes the
-    chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as for --products); save_dir: save
-    and resume as --save-dir does; progress: a bar (in a notebook or on a terminal) or a summary line on stderr;
-    unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7]; h0..h3 lines only);
-    d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 = ker d2 / im d2;
-    processes: all but one of the `threads` workers are processes of this machine, each with a copy of the
-    resolution (Linux: they are forks) and the product tables in memory they share, which the interpreter lock does
-    not serialise (the one left is a thread here); cluster: the address of a Dask scheduler to run the
+    algorithm: auto, standard, nassau or change-of-rings; threads: default all cores, one for a run of a few
+    seconds; products: the classes the chart's lines multiply by (default h0 h1 h2 h3; c0, Ph1, g, NAME=n,s,[v] as
+    for --products); save_dir: save and resume as --save-dir does; progress: a bar (in a notebook or on a terminal)
+    or a summary line on stderr; unstable: Ext over the unstable algebra instead (an unstable module, e.g. S_2[7];
+    h0..h3 lines only); d2: the chart carries the Adams d2 (secondary Steenrod algebra, p = 2); page=3 draws E3 =
+    ker d2 / im d2; processes: all but one of the `threads` workers are processes of this machine, each with a copy
+    of the resolution (Linux: they are forks) and the product tables in memory they share, which the interpreter
+    lock does not serialise (the one left is a thread here); cluster: the address of a Dask scheduler to run the
     jobs on, or workers: a number of local Dask worker processes (either needs save_dir, on a filesystem the client
-    and every worker share). motivic: Ext over the C-motivic Steenrod algebra instead (a MotivicRun: generators
-    with (stem, s, weight), tau-torsion, h0..h3 products; docs/motivic.md), listing weights <= max_weight.
+    and every worker share). motivic: Ext over the C-motivic Steenrod algebra instead (a MotivicRun: generators with
+    (stem, s, weight), tau-torsion, h0..h3 products; docs/motivic.md), listing weights <= max_weight.
     """
     if motivic:
         return _resolve_motivic(module, stem, max_t, max_s, threads, max_weight, progress, save_dir,

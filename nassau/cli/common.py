@@ -51,17 +51,20 @@ def region_args(p: argparse.ArgumentParser, saved: bool = False) -> None:
                    help=f"{verb} Adams filtrations s <= S (default {default})")
 
 
-def threads_arg(p: argparse.ArgumentParser, default: int | None = None) -> None:
-    p.add_argument("--threads", type=int, default=cores() if default is None else default, metavar="THREADS",
-                   help="worker threads (default: " + ("the machine's cores" if default is None else str(default))
-                        + ")")
+def threads_arg(p: argparse.ArgumentParser, default: int | None = None, by_estimate: bool = False) -> None:
+    """--threads; by_estimate: left None for the request to choose (one thread for a run of a few seconds)."""
+    about = ("the machine's cores, one for a run the estimate puts under 5 s of work" if by_estimate else
+             "the machine's cores" if default is None else str(default))
+    p.add_argument("--threads", type=int, default=None if by_estimate else cores() if default is None else default,
+                   metavar="THREADS", help=f"worker threads (default: {about})")
 
 
 def quiet_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress or summary on stderr")
 
 
-def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: str = "") -> None:
+def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: str = "",
+                     threads_by_estimate: bool = False) -> None:
     p.add_argument("module", metavar=name,
                    help=about + "S_2, C2, Joker, tmf2, ... (bundled: `nassau modules` lists all 46), NAME[shift], "
                                 "NAME@adem, A^B (tensor product), or a path to a module JSON file")
@@ -69,7 +72,7 @@ def computation_args(p: argparse.ArgumentParser, name: str = "MODULE", about: st
     p.add_argument("--algorithm", choices=ALGORITHMS, default="auto",
                    help="auto (default): the change of rings for A//A(n), else Nassau's algorithm where it applies "
                         "unless the estimate says the standard one is faster, else the standard one")
-    threads_arg(p)
+    threads_arg(p, by_estimate=threads_by_estimate)
     p.add_argument("--save-dir", metavar="DIR", help="save each finished bidegree here and resume from it")
     quiet_arg(p)
     p.add_argument("--trace", action="store_true", help="log one line per large row reduction on stderr")
@@ -124,7 +127,7 @@ def check_request(args: argparse.Namespace, outputs: Iterable[str | None] = (), 
     kept Z/4 products, that each output can be written, and (when the command can use the device) the GPU settings."""
     from algebra.milnor.product_tables import budget_bytes
 
-    if getattr(args, "threads", 1) < 1:
+    if getattr(args, "threads", None) is not None and args.threads < 1:
         raise UserError(f"--threads must be at least 1 (got {args.threads})")
     try:
         budget_bytes()

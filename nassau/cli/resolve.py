@@ -16,7 +16,7 @@ from charts.text import graded_dimension_string
 from gpu import trace
 from nassau.api.ext import Ext
 from nassau.api.progress import Reporter
-from nassau.api.request import load, request
+from nassau.api.request import Request, cores, load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
     UserError,
@@ -47,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     res = sub.add_parser("resolve", help="resolve a module and print its Ext chart",
                          description="Resolve MODULE through a stem (or up to an internal degree t) and print the "
                                      "chart of dim Ext^{s,t}: one row per s, top row first, one column per stem.")
-    computation_args(res)
+    computation_args(res, threads_by_estimate=True)
     where = res.add_mutually_exclusive_group()
     where.add_argument("--cluster", metavar="ADDRESS",
                        help="run the jobs on the Dask scheduler at ADDRESS (e.g. tcp://host:8786) instead of threads; "
@@ -69,7 +69,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     prod = sub.add_parser("products", help="print the filtration-one products h_i (every h_i that fits)",
                           description="Resolve MODULE and print h_i x_(n, s, j) = [v] for every generator, in the "
                                       "reference's filtration_one format.")
-    computation_args(prod)
+    computation_args(prod, threads_by_estimate=True)
     _unstable_parser(sub)
     ext = sub.add_parser("ext", help="print the chart of Ext(M, N) for a bounded module N",
                          description="Resolve M and print the chart of dim Ext_A^{s,t}(M, N) from the cohomology of "
@@ -183,7 +183,7 @@ def _compute(args: argparse.Namespace) -> int:
                   hard_stop=held)
     if estimating:
         est = req.estimate()
-        way = _executor(args, req.processes)
+        way = _executor(args, req)
         stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else
                f"{req.spec.display} through {req.region.describe()} ({req.algorithm}, {way}): {est.line()}\n")
         return 0
@@ -205,7 +205,7 @@ def _compute(args: argparse.Namespace) -> int:
         return 0
     resumed = f", {ext.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{req.spec.display}: {ext.counted()} through {ext.region.describe()} "
-                    f"({ext.algorithm}, {_executor(args, req.processes)}{resumed})")
+                    f"({ext.algorithm}, {_executor(args, req)}{resumed})")
     return 0
 
 
@@ -229,7 +229,8 @@ def _motivic(args: argparse.Namespace) -> int:
     size = motivic_size(args.stem, args.max_t, args.max_s)
     with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
         run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
-                          threads=args.threads, reporter=reporter, save_dir=args.save_dir)
+                          threads=cores() if args.threads is None else args.threads, reporter=reporter,
+                          save_dir=args.save_dir)
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()
         if args.json:
@@ -260,14 +261,14 @@ def _chart_phase(reporter: Reporter, ext: Ext, files: bool) -> None:
         reporter.phase(f"{ext.module}: product lines" + (" and d2" if ext.with_d2 else ""))
 
 
-def _executor(args: argparse.Namespace, processes: bool) -> str:
+def _executor(args: argparse.Namespace, req: Request) -> str:
     if getattr(args, "cluster", None):
         return f"the Dask cluster at {args.cluster}"
     if getattr(args, "workers", None):
         return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
-    if processes and args.threads > 1:
-        return f"{args.threads} processes"
-    return f"{args.threads} thread{'s' if args.threads > 1 else ''}"
+    if req.processes and req.threads > 1:
+        return f"{req.threads} processes"
+    return f"{req.threads} thread{'s' if req.threads > 1 else ''}"
 
 
 def _tensor(args: argparse.Namespace) -> int:

@@ -1,5 +1,11 @@
-"""What a run takes when its caller names none, chosen by predicted cost on this machine: the way its workers run
-(threads of this process or worker processes) and, for `--algorithm auto`, Nassau's algorithm or the standard one.
+"""What a run takes when its caller names none, chosen by predicted cost on this machine: how many workers, the way
+they run (threads of this process or worker processes) and, for `--algorithm auto`, Nassau's algorithm or the
+standard one.
+
+A run of under estimate.SMALL_RUN_S of predicted work takes one thread: on two cores (AMD EPYC, AVX2) two threads
+took 1.31x one thread's wall at S_2 through stem 40 (0.9 s in all), 1.29x at stem 70 (3 s of work), 0.93x at stem 80
+(5 s) and 0.61x at stem 90 (10 s): the hand-offs between the threads and their interpreter lock cost more than the
+second core gives back.
 
 Threads share one interpreter lock, so on two cores S_2 through stem 90 (every s) gets 1.20x one thread from two
 threads and 1.52x from two processes (docs/speed.md); a run too small to share (under the estimate's few seconds of
@@ -27,6 +33,16 @@ def processes_apply(module: Module, algorithm: str, threads: int) -> bool:
     the engine hands to them (not an unstable one, not a cofiber's own sequence)."""
     return (threads > 1 and "fork" in multiprocessing.get_all_start_methods() and algorithm != UNSTABLE
             and CofiberSpec.read(module) is None and device.current() is None)
+
+
+def default_threads(module: Module, spec: ModuleSpec, region: Region, algorithm: str, cores: int, budget: int,
+                    saving: bool) -> int:
+    """The threads a run takes when its caller names none: the cores, or one for a run too small to share them (one
+    within the probe's stems; else where the estimate gives the cores no speed-up, under SMALL_RUN_S of work)."""
+    if cores <= 1 or calibration.within_probe(module, region):
+        return 1
+    est, _ = fitted(module, spec, region, algorithm, cores, False, budget, timed=True, saving=saving)
+    return 1 if est.speedup == 1.0 else cores
 
 
 def fastest_way(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, budget: int,

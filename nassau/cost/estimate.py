@@ -43,6 +43,8 @@ WORKING_SETS = {"nassau": 0.25, "standard": 2.0}
 #: Workers' speed-up over one worker, on c cores: 1 + EFFICIENCY (c - 1) (S_2 through stem 120 on 2 cores: threads
 #: 1.67x, processes 1.83x; a small run stays on one thread).
 EFFICIENCY = {"threads": 0.6, "processes": 0.8}
+#: One worker's seconds of work under which more workers give nothing (on 2 cores the crossing of one and two
+#: threads lies near 5 s: nassau.cost.choices), so that such a run takes one thread unless its caller names more.
 SMALL_RUN_S = 5.0
 
 
