@@ -150,6 +150,21 @@ def test_estimated_peak_within_a_quarter_of_a_run(tmp_path: Path, module: str, s
     assert abs(est["peak_bytes"] / peak - 1) < 0.25, (est["peak_bytes"], peak)
 
 
+def test_a_change_of_rings_counts_the_whole_algebras_basis_it_builds() -> None:
+    """tmf2 resolves over A(2), whose basis at p = 2 maps A's elements into its own, so extending it builds A's
+    basis through the run's top degree and an index per element: the estimate's basis part holds within 10% of
+    those arrays' bytes (it counted A(2)'s 64 elements alone before, 27 MiB short at stem 150)."""
+    req = request("tmf2", 100, max_s=50)
+    est = estimate(req.module, req.spec, req.region, req.algorithm, timed=False)
+    over = resolve_over(req.module, Region(max_s=1, min_degree=0, max_stem=1), req.algorithm).resolution.algebra
+    region = req.region
+    over.extend(region.t_limit + 1)
+    full = MilnorBasis(FULL)
+    full.extend(region.t_limit + 1)
+    held = sum(w.nbytes for w in full._words) + full.flat.nbytes + over.index_map.nbytes
+    assert over.index_map.nbytes > 0 and abs(est.parts["basis"] / held - 1) < 0.1, (est.parts["basis"], held)
+
+
 def test_estimate_prints_without_computing(tmp_path: Path, cost_dir: Path) -> None:
     out = run_cli("resolve", "S_2", "--stem", "70", "--estimate", "--json", "--save-dir", str(tmp_path / "s"))
     assert out.returncode == 0, out.stderr

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from algebra.milnor.product_tables import budget_bytes
+from algebra.milnor.profile import FULL
 from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.cost import calibration
@@ -34,6 +35,9 @@ TABLE_BYTES_PER_PAIR = 8.0
 #: The Milnor basis's bytes per element (its words twice: by degree and flat), and per generator of the resolution
 #: beyond its row's bytes (the row's array, its name, its place in the lists).
 BASIS_BYTES = 16.0
+#: A sub-Hopf algebra's basis at p = 2 (a change of rings) also builds the whole algebra's through the same degree
+#: and an index per element of it into its own (algebra.milnor.basis): tmf2 through stem 150, s <= 75 held 27 MiB so.
+INDEX_BYTES = 8.0
 GENERATOR_BYTES = 200.0
 #: A job's working set in units of the largest matrix d: F_s(t) -> F_{s-1}(t), per worker: the standard step holds the
 #: matrix, [A | I] and the kernel it keeps; Nassau's works on one signature's block at a time (S_2 through stems 100,
@@ -126,6 +130,8 @@ def estimate(module: Module, spec: ModuleSpec, region: Region, algorithm: str, t
     machine = calibration.cached_machine(prime, algorithm) if not timed else calibration.machine(prime, algorithm)
     floor = float(machine["floor_bytes"]) if machine else 160e6
     basis = BASIS_BYTES * float(dims.sum())
+    if prime == 2 and not over.profile.is_full:
+        basis += (BASIS_BYTES + INDEX_BYTES) * float(algebra_dims(prime, FULL, span + 1).sum())
     top = (region.max_stem if region.max_stem is not None else region.max_t) - region.min_degree
     pairs = np.cumsum(np.convolve(dims, dims)[:top + 1])[-1] if top >= 0 else 0.0
     budget = budget_bytes() if tables_budget is None else tables_budget
