@@ -12,7 +12,7 @@ import pytest
 
 from nassau.api.request import request
 from nassau.cost import calibration
-from nassau.cost.budget import fits
+from nassau.cost.budget import TABLES_SHARE, fits
 from nassau.cost.memory import SHRINK_AT
 from tests.helpers import run_cli
 
@@ -57,11 +57,12 @@ def test_one_thread_by_default_for_a_run_too_small_to_share_the_cores(two_cores:
 
 
 def test_threads_by_default_where_the_budget_caps_the_tables(two_cores: None) -> None:
-    """A budget that leaves the product tables 90% of what they would fill: the processes' estimate is still the
+    """A budget that leaves the product tables 95% of what they would fill: the processes' estimate is still the
     faster, but threads are taken, which can evict their tables as the run nears its budget (the processes share
     theirs and cannot)."""
     whole = request("S_2", 60, max_s=20, threads=2, processes=True, memory="64G").estimate()
-    budget = int(whole.peak_bytes / SHRINK_AT)  # the rest of the run whole, 90% of the tables (TABLES_SHARE)
+    rest = whole.peak_bytes - whole.tables_bytes
+    budget = int((rest + 0.95 * whole.tables_bytes / TABLES_SHARE) / SHRINK_AT)  # the rest whole, 95% of the tables
     capped = request("S_2", 60, max_s=20, threads=2, processes=True, memory=budget).estimate()
     assert capped.tables_capped and fits(capped, budget)
     assert capped.wall_s < request("S_2", 60, max_s=20, threads=2, processes=False, memory=budget).estimate().wall_s

@@ -346,6 +346,19 @@ def test_the_tables_budget_follows_the_memory_budget(cost_dir: Path) -> None:
     assert out.stdout == plain.stdout
 
 
+@pytest.mark.parametrize("module, stem, max_s, low, high", [("S_2", 60, 33, 1.9, 2.5), ("S_3", 120, 30, 1.5, 1.75)])
+def test_capped_tables_cost_time_as_measured_at_their_prime(cost_dir: Path, module: str, stem: int, max_s: int,
+                                                           low: float, high: float) -> None:
+    """Tables held to a fifth of what they fill: at p = 2 the predicted time is about 2x the whole run's (S_2
+    through stem 120 with 19% of its tables took 1.95x the CPU), at an odd prime at most the 1.75x measured there
+    with none."""
+    whole = request(module, stem, max_s=max_s, threads=1, memory="64G").estimate()
+    budget = int((whole.peak_bytes - whole.tables_bytes + 0.2 * whole.tables_bytes / 0.9) / SHRINK_AT)
+    capped = request(module, stem, max_s=max_s, threads=1, memory=budget).estimate()
+    assert capped.tables_capped and capped.tables_bytes < 0.25 * whole.tables_bytes
+    assert low < capped.wall_s / whole.wall_s <= high, capped.wall_s / whole.wall_s
+
+
 def test_a_large_budget_gives_the_tables_more_than_their_default(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under a memory budget the tables get what the rest of the run leaves (S_2 through stem 180 wants twice the
     default quarter of the machine, and a product no table holds is enumerated): a held run raises their budget

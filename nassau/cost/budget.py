@@ -23,9 +23,12 @@ from nassau.engine.resolve import resolved_module
 #: Share of what the budget leaves beside the rest of the run that the product tables may take.
 TABLES_SHARE = 0.9
 EXIT_BUDGET = 2
-#: A run with no product tables against one with all it uses (S_3 through stem 200, s <= 50: 12.6 s against 7.2 s,
-#: docs/speed.md); a run whose tables are capped is taken to lose in proportion to what they lack.
-ENUMERATED = 1.75
+#: A run with no product tables against one with all it uses, by prime: S_3 through stem 200, s <= 50, 12.6 s
+#: against 7.2 s (docs/speed.md); at p = 2 S_2 through stems 110 and 120 under half their peaks, with 7% and 19% of
+#: their tables, took 3.05x and 1.95x the CPU (docs/estimate.md), about 2.75x for none. A run whose tables are capped
+#: is taken to lose in proportion to what they lack.
+ENUMERATED = {2: 2.75}
+ENUMERATED_ODD = 1.75
 
 
 class MemoryBudgetExceeded(EngineError):
@@ -61,7 +64,8 @@ def fitted(module: Module, spec: ModuleSpec, region: Region, algorithm: str, thr
     parts = dict(first.parts, product_tables=float(tables))
     wall = first.wall_s
     if wall is not None:  # the products no table holds are enumerated, up to ENUMERATED times slower
-        wall *= 1.0 + (ENUMERATED - 1.0) * (1.0 - tables / max(first.tables_bytes, 1.0))
+        slower = ENUMERATED.get(resolved_module(module, algorithm).algebra.prime, ENUMERATED_ODD)
+        wall *= 1.0 + (slower - 1.0) * (1.0 - tables / max(first.tables_bytes, 1.0))
     return replace(first, peak_bytes=capped, tables_bytes=float(tables), parts=parts, wall_s=wall,
                    tables_capped=True), tables
 
