@@ -15,7 +15,10 @@ average (1 minute) after each stem says how busy the machine was.
 
 also runs the motivic run of another source tree (a checkout of an earlier commit) in each round, right after this
 tree's, and prints its figures and the CPU ratio: the pairing keeps a busy machine's load alike for both.
-`--kinds motivic` leaves the classical runs out.
+`--kinds motivic` leaves the classical runs out; `ctau` times C(tau) (`nassau resolve Ctau --motivic`, F_2 over
+A^C/tau on the stem-shaped region) and prints its CPU against the classical standard run's.
+
+    python benchmarks/bench_motivic.py --stems 90 --repeat 3 --kinds ctau standard
 """
 from __future__ import annotations
 
@@ -28,14 +31,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_resolve import machine, run_usage  # noqa: E402
 
-#: kind -> (--algorithm, further options)
-KINDS = {"motivic": ("auto", ("--motivic",)), "standard": ("standard", ()), "nassau": ("nassau", ())}
+#: kind -> (module, --algorithm, further options)
+KINDS = {"motivic": ("S_2", "auto", ("--motivic",)), "ctau": ("Ctau", "auto", ("--motivic",)),
+         "standard": ("S_2", "standard", ()), "nassau": ("S_2", "nassau", ())}
 
 
 def run_once(kind: str, stem: int, max_s: int, tree: str | None = None) -> tuple[float, float, float]:
     """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind (of the nassau in `tree` if given)."""
-    algorithm, extra = KINDS[kind]
-    return run_usage(stem, max_s, algorithm, 1, "S_2", extra, tree)
+    module, algorithm, extra = KINDS[kind]
+    return run_usage(stem, max_s, algorithm, 1, module, extra, tree)
 
 
 def main() -> None:
@@ -78,6 +82,8 @@ def main() -> None:
                   f"{med['motivic'] / med['nassau']:.2f}x (wall medians; CPU medians "
                   f"{cpu_med['motivic'] / cpu_med['standard']:.2f}x, {cpu_med['motivic'] / cpu_med['nassau']:.2f}x); "
                   f"RSS motivic / standard {rss['motivic'] / rss['standard']:.2f}x")
+        if {"ctau", "standard"} <= set(runs):
+            print(f"stem {stem}: ctau / standard CPU {cpu_med['ctau'] / cpu_med['standard']:.2f}x (medians)")
         print(f"stem {stem}: load average {os.getloadavg()[0]:.2f}", flush=True)
 
 

@@ -20,16 +20,27 @@ h0^2 d0 (Mahowald and Tangora, "Some differentials in the Adams spectral sequenc
 "Stable stems", Mem. AMS 262, 2019, Tables of Adams differentials; mapped to Ctau, whose Ext has those targets), and
 in stem 23 three, among them d2(i) = h0 Pd0 and d2(h0 i) = h0^2 Pd0 (the same sources), the third forced by the
 count. Through stem 29 no other stem of the 1-line differs.
+
+C(tau) comes from F_2 resolved over A^C/tau on the stem-shaped region (nassau.engine.tau_quotient), the sphere from
+the resolution over A^C on its rectangle (nassau.engine.motivic), so the long exact sequence compares two
+resolutions; the twin test below reads the second with M_2/tau coefficients, as C(tau) was computed before, and
+finds the same output.
 """
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 from algebra.module.motivic import load_motivic
+from fp import field, reduce_with_identity
+from nassau.api.motivic import MotivicRun, motivic_size, resolved_region
+from nassau.engine import tau_quotient
 from nassau.engine.motivic import resolve_motivic
 from nassau.engine.region import Region
+from nassau.engine.tau_quotient import WHOLE_BITS, reduce_by_weight, resolve_quotient, weight_preserving
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
 
 STEM, MAX_S = 30, 17
@@ -39,7 +50,8 @@ def run(name: str) -> list[MotivicClass]:
     """The classes through STEM with s <= MAX_S (one row more resolved, so that row MAX_S's torsion is known)."""
     module = load_motivic(name)
     region = Region(max_s=MAX_S + 1, min_degree=0, max_stem=STEM)
-    ext = MotivicExt(resolve_motivic(module, region), MAX_S + 1, region.t_limit)
+    resolver = resolve_quotient if module.tau_quotient else resolve_motivic
+    ext = MotivicExt(resolver(module, region), MAX_S + 1, region.t_limit)
     return [c for c in ext.classes if c.s <= MAX_S and c.stem <= STEM]
 
 
@@ -130,3 +142,43 @@ def test_long_exact_sequence_of_tau(sphere: list[MotivicClass], ctau: list[Motiv
                 assert counts[(n, s, w)] == coker + kernel, (n, s, w)
                 checked += counts[(n, s, w)] > 0
     assert checked > 200
+
+
+def test_over_the_quotient_algebra_as_over_a_c_read_mod_tau() -> None:
+    """C(tau) through stem 40, s <= 20, as the command line prints it (every generator, its index, its h_i
+    products), from F_2 over A^C/tau on the stem-shaped region and from the sphere over A^C on its rectangle read
+    with M_2/tau coefficients (the twin): the same bytes. The first resolves the region and one row more only."""
+    module = load_motivic("Ctau")
+    region = Region(max_s=20, min_degree=0, max_stem=40)
+    quotient = resolve_quotient(module, Region(max_s=21, min_degree=0, max_stem=40))
+    twin = resolve_motivic(module, resolved_region(region))
+    assert MotivicRun(module, region, quotient).text() == MotivicRun(module, region, twin).text()
+    assert max(t - s for s, t in quotient.dims()) == 40 and max(t - s for s, t in twin.dims()) == 60
+    assert motivic_size(40, None, 20, "Ctau") == len(quotient.dims()) < motivic_size(40, None, 20, "S_2")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_weight_blocks_reduce_as_the_whole_masked_matrix(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Random packed rows with random row and column weights: reducing each weight's block alone gives the image's
+    pivots and the kernel's RREF of the whole matrix cut to its weight-preserving entries, bit for bit; and a
+    matrix above WHOLE_BITS is never reduced whole (the blocks are what makes the quotient's step cheap)."""
+    rng = np.random.default_rng(seed)
+    f = field(2)
+    res = SimpleNamespace(field=f)
+    n, ncols = int(rng.integers(200, 420)), int(rng.integers(200, 420))
+    assert n * ncols > WHOLE_BITS
+    weights = int(rng.integers(2, 6))
+    row_w, col_w = rng.integers(0, weights, n), rng.integers(0, weights + 1, ncols)  # a column weight with no rows
+    rows = f.from_ints(rng.random((n, ncols)) < rng.uniform(0.02, 0.5))
+    shapes = []
+
+    def recording(a, width, field_=None):
+        shapes.append((len(a), width))
+        return reduce_with_identity(a, width, field_)
+
+    monkeypatch.setattr(tau_quotient, "reduce_with_identity", recording)
+    image, kernel = reduce_by_weight(res, rows, row_w, col_w, ncols)
+    assert max(r for r, _ in shapes) < n and len(shapes) == len(np.unique(row_w))
+    whole_image, whole_kernel = reduce_with_identity(weight_preserving(res, rows, row_w, col_w), ncols, f)
+    assert np.array_equal(image, whole_image)
+    assert np.array_equal(kernel.pivots, whole_kernel.pivots) and np.array_equal(kernel.basis, whole_kernel.basis)

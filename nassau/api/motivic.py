@@ -2,7 +2,8 @@
 `nassau resolve S_2 --motivic --stem 40` (docs/motivic.md).
 
 A run resolves M^C over A^C (nassau.engine.motivic) through one filtration more than asked, so that the top row's
-tau-torsion is known, and reads Ext as an F_2[tau]-module (nassau.products.motivic_ext): each generator with its
+tau-torsion is known (with M_2/tau coefficients, F_2 over A^C/tau on the stem-shaped region instead:
+nassau.engine.tau_quotient), and reads Ext as an F_2[tau]-module (nassau.products.motivic_ext): each generator with its
 (stem, s, weight) and tau-torsion order, and its products by h0..h3. The weights need no bound: each internal
 degree's elimination finds every weight there is at once. (They lie between the module's least weight and t / 2
 above its largest: w(P(R)) <= deg(R) / 2, and a new generator's weight is that of its cycle's highest term.) So
@@ -17,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 
 from algebra.module.motivic import MotivicModule, load_motivic
+from algebra.module.spec import ModuleError
 from charts.html import notebook_frame
 from charts.model import Chart
 from charts.motivic_page import to_motivic_html
@@ -27,6 +29,8 @@ from nassau.engine.errors import EngineError
 from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve as resolve_classical
+from nassau.engine.tau_quotient import ALGORITHM as QUOTIENT
+from nassau.engine.tau_quotient import resolve_quotient
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
 from nassau.store.motivic_save import MotivicSave
 
@@ -179,7 +183,8 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
                 max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None,
                 save_dir: str | os.PathLike[str] | None = None) -> MotivicRun:
     """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
-    rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs; ModuleError, RegionError
+    rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs, or with M_2/tau
+    coefficients F_2 over A^C/tau on the region and one filtration more (quotient_region); ModuleError, RegionError
     or EngineError (one line each) on bad input."""
     for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
                         ("threads", threads)):
@@ -189,11 +194,14 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
         raise EngineError(f"threads must be at least 1 (got {threads})")
     mod = load_motivic(module)
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
-    inside = resolved_region(region)
     advance = reporter.advance if reporter is not None else None
-    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, motivic_region(inside))
+    if mod.tau_quotient:
+        whole, resolver, algorithm = quotient_region(region), resolve_quotient, QUOTIENT
+    else:
+        whole, resolver, algorithm = motivic_region(resolved_region(region)), resolve_motivic, None
+    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole, algorithm)
     try:
-        res = resolve_motivic(mod, inside, threads=threads, on_done=advance, store=store)
+        res = resolver(mod, whole, threads=threads, on_done=advance, store=store)
     finally:
         if store is not None:
             store.close()
@@ -209,10 +217,20 @@ def resolved_region(region: Region) -> Region:
     return Region(max_s=region.max_s + 1, min_degree=region.min_degree, max_t=region.t_limit)
 
 
-def motivic_size(stem: int | None, max_t: int | None, max_s: int) -> int:
-    """Bidegrees a run computes (its progress bar's length); 0 where the region is bad (the run says why)."""
+def quotient_region(region: Region) -> Region:
+    """What a run with M_2/tau coefficients resolves over A^C/tau: the region and one filtration more (as
+    resolved_region; over a connected algebra the stem-shaped region needs nothing beyond it)."""
+    return Region(max_s=region.max_s + 1, min_degree=region.min_degree, max_stem=region.max_stem,
+                  max_t=region.max_t)
+
+
+def motivic_size(stem: int | None, max_t: int | None, max_s: int, module: str | None = None) -> int:
+    """Bidegrees a run of `module` computes (its progress bar's length; a module with M_2/tau coefficients resolves
+    fewer); 0 where the region or the module is bad (the run says why)."""
     try:
         region = Region(max_s=max_s, min_degree=0, max_stem=stem, max_t=max_t)
+        if module is not None and load_motivic(module).tau_quotient:
+            return len(quotient_region(region).bidegrees())
         return len(motivic_region(resolved_region(region)).bidegrees())
-    except EngineError:
+    except (EngineError, ModuleError):
         return 0

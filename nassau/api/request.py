@@ -350,7 +350,7 @@ def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: in
     _check_arguments({"stem", "max_t", "threads", "save_dir"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
                      threads=threads, save_dir=save_dir)
     label = f"{module} (C-motivic)"
-    with Reporter(motivic_size(stem, max_t, max_s), label, not progress) as bar:
+    with Reporter(motivic_size(stem, max_t, max_s, module), label, not progress) as bar:
         run = run_motivic(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight,
                           threads=1 if threads is None else threads, reporter=bar, save_dir=save_dir)
     bar.finish(f"{label}: {len(run.generators)} generators")

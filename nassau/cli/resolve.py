@@ -226,7 +226,7 @@ def _motivic(args: argparse.Namespace) -> int:
     if args.page != 2:
         raise UserError("--page does not go with --motivic")
     check_request(args, [args.json, args.svg, args.html])
-    size = motivic_size(args.stem, args.max_t, args.max_s)
+    size = motivic_size(args.stem, args.max_t, args.max_s, args.module)
     with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
         run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
                           threads=cores() if args.threads is None else args.threads, reporter=reporter,

@@ -104,10 +104,11 @@ class MotivicResolution(Resolution):
 
     def row_weights(self, s: int, t: int, ngens: int) -> np.ndarray:
         """The weight of each basis element P(R) g of F_s in degree t, over its first ngens generators."""
-        degrees = self.free(s).gen_degrees
-        gw = self.gen_weights(s)
-        parts = [self.algebra_weights(t - int(degrees[g])) + gw[g] for g in range(ngens)]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
+        if not ngens:
+            return np.zeros(0, dtype=np.int64)
+        degrees = self.free(s).gen_degrees[:ngens]
+        parts = [self.algebra_weights(d) for d in (t - degrees).tolist()]
+        return np.concatenate(parts) + np.repeat(self.gen_weights(s)[:ngens], [len(p) for p in parts])
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,10 @@ runs and motivic ones refuse each other's directories in one line, and two kinds
   over F_s's basis in its own order, then their weights and pivots), kept only while (s + 1, t) is still to come
   and deleted once it is saved. A run resumed over a larger region, or a cycles file lost, recomputes it from the
   generators (kernel_cycles).
+
+A run with M_2/tau coefficients over A^C/tau (nassau.engine.tau_quotient) writes its directory with that engine's
+algorithm name, so that neither kind resumes the other's, and keeps no kernels: a resumed run computes the ones it
+reads again.
 """
 from __future__ import annotations
 
@@ -24,9 +28,11 @@ ALGORITHM = "motivic"
 
 
 class MotivicSave:
-    def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region) -> None:
+    def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region,
+                 algorithm: str | None = None) -> None:
         spec = read_spec("S_2" if motivic.module.name == "Ctau" else module_name)
-        self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM)
+        self.cycles = algorithm is None  # a resolution over A^C, whose steps read the kernels kept
+        self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM if algorithm is None else algorithm)
         self.store.open(region)
 
     def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None:
@@ -60,7 +66,7 @@ class MotivicSave:
                     raise StoreError(f"{self.store.path} lacks the weights of (s={s}, t={t}); refusing to use it "
                                      "(choose another --save-dir)")
                 res.weights[s].extend(int(w) for w in saved[0].view(np.int64).ravel())
-        for (s, t) in list(res.new_gens):
+        for (s, t) in list(res.new_gens) if self.cycles else ():
             if region.contains(s + 1, t) and not res.is_done(s + 1, t):
                 res.cycles[(s, t)] = self._cycles(res, s, t)
         return loaded
