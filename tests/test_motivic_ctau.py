@@ -29,15 +29,18 @@ finds the same output.
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
+import nassau
 from algebra.module.motivic import load_motivic
 from fp import field, reduce_with_identity
 from nassau.api.motivic import MotivicRun, motivic_size, resolved_region
 from nassau.engine import tau_quotient
+from nassau.engine.errors import EngineError
 from nassau.engine.motivic import resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.tau_quotient import WHOLE_BITS, reduce_by_weight, resolve_quotient, weight_preserving
@@ -182,3 +185,22 @@ def test_the_weight_blocks_reduce_as_the_whole_masked_matrix(seed: int, monkeypa
     whole_image, whole_kernel = reduce_with_identity(weight_preserving(res, rows, row_w, col_w), ncols, f)
     assert np.array_equal(image, whole_image)
     assert np.array_equal(kernel.pivots, whole_kernel.pivots) and np.array_equal(kernel.basis, whole_kernel.basis)
+
+
+def test_worker_processes_give_the_one_thread_output(tmp_path: Path) -> None:
+    """C(tau) through stem 36, s <= 16, on two worker processes (a step whose kernel the other process kept
+    computes it again) and on one thread: the same JSON; saved by the processes' run and resumed, the same again.
+    The sphere over A^C is refused in one line (docs/motivic.md says why)."""
+    one = nassau.resolve("Ctau", stem=36, max_s=16, motivic=True, threads=1, progress=False)
+    two = nassau.resolve("Ctau", stem=36, max_s=16, motivic=True, threads=2, processes=True, progress=False,
+                         save_dir=tmp_path / "ctau")
+    assert one.json_text() == two.json_text()
+    again = nassau.resolve("Ctau", stem=36, max_s=16, motivic=True, threads=1, progress=False,
+                           save_dir=tmp_path / "ctau")
+    assert again.loaded == len(quotient_region_of(36, 16).bidegrees()) and again.json_text() == one.json_text()
+    with pytest.raises(EngineError, match="M_2/tau coefficients only"):
+        nassau.resolve("S_2", stem=10, motivic=True, threads=2, processes=True, progress=False)
+
+
+def quotient_region_of(stem: int, max_s: int) -> Region:
+    return Region(max_s=max_s + 1, min_degree=0, max_stem=stem)

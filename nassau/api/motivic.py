@@ -181,11 +181,12 @@ class MotivicRun:
 
 def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
                 max_weight: int | None = None, threads: int = 1, reporter: Reporter | None = None,
-                save_dir: str | os.PathLike[str] | None = None) -> MotivicRun:
+                save_dir: str | os.PathLike[str] | None = None, processes: bool = False) -> MotivicRun:
     """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
     rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs, or with M_2/tau
     coefficients F_2 over A^C/tau on the region and one filtration more (quotient_region); ModuleError, RegionError
-    or EngineError (one line each) on bad input."""
+    or EngineError (one line each) on bad input. processes: worker processes instead of threads, with M_2/tau
+    coefficients only (a resolution over A^C keeps kernels its next step reads; docs/motivic.md)."""
     for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
                         ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -195,13 +196,19 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
     mod = load_motivic(module)
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
     advance = reporter.advance if reporter is not None else None
-    if mod.tau_quotient:
-        whole, resolver, algorithm = quotient_region(region), resolve_quotient, QUOTIENT
-    else:
-        whole, resolver, algorithm = motivic_region(resolved_region(region)), resolve_motivic, None
-    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole, algorithm)
+    if processes and not mod.tau_quotient:
+        raise EngineError("worker processes take a motivic run with M_2/tau coefficients only (Ctau); over A^C each "
+                          "step reads the kernel the one below it kept (docs/motivic.md): use --threads")
+    store = None
     try:
-        res = resolver(mod, whole, threads=threads, on_done=advance, store=store)
+        if mod.tau_quotient:
+            whole = quotient_region(region)
+            store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole, QUOTIENT)
+            res = resolve_quotient(mod, whole, threads=threads, on_done=advance, store=store, processes=processes)
+        else:
+            whole = motivic_region(resolved_region(region))
+            store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole)
+            res = resolve_motivic(mod, whole, threads=threads, on_done=advance, store=store)
     finally:
         if store is not None:
             store.close()

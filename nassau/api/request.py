@@ -340,19 +340,20 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
 
 def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: int, threads: int | None,
                      max_weight: int | None, progress: bool, save_dir: str | os.PathLike[str] | None,
-                     **unsupported: object) -> MotivicRun:
+                     processes: bool | None = False, **unsupported: object) -> MotivicRun:
     from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
 
     given = [name for name, value in unsupported.items() if value not in (None, False)]
     if given:
         raise EngineError(f"a motivic run does not take {', '.join(given)} (it takes stem or max_t, max_s, "
-                          "max_weight, threads, save_dir)")
+                          "max_weight, threads, save_dir, and processes with M_2/tau coefficients)")
     _check_arguments({"stem", "max_t", "threads", "save_dir"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
                      threads=threads, save_dir=save_dir)
     label = f"{module} (C-motivic)"
     with Reporter(motivic_size(stem, max_t, max_s, module), label, not progress) as bar:
         run = run_motivic(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight,
-                          threads=1 if threads is None else threads, reporter=bar, save_dir=save_dir)
+                          threads=1 if threads is None else threads, reporter=bar, save_dir=save_dir,
+                          processes=bool(processes))
     bar.finish(f"{label}: {len(run.generators)} generators")
     return run
 

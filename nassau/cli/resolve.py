@@ -211,7 +211,7 @@ def _compute(args: argparse.Namespace) -> int:
 
 #: resolve's options a motivic run does not take (yet), with the flag that names each.
 _NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
-                "processes": "--processes", "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
+                "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
                 "trace": "--trace", "estimate": "--estimate", "memory": "--memory", "force": "--force"}
 
 
@@ -230,7 +230,7 @@ def _motivic(args: argparse.Namespace) -> int:
     with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
         run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
                           threads=cores() if args.threads is None else args.threads, reporter=reporter,
-                          save_dir=args.save_dir)
+                          save_dir=args.save_dir, processes=bool(getattr(args, "processes", False)))
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()
         if args.json:

@@ -41,7 +41,7 @@ standard step is.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Protocol
 
 import numpy as np
@@ -50,7 +50,7 @@ from algebra.milnor.motivic_weight import degree_weights
 from algebra.module.motivic import MotivicModule
 from fp.left_kernel import left_kernel, triangular_split
 from nassau.engine.region import Region
-from nassau.engine.resolution import Resolution
+from nassau.engine.resolution import Added, Resolution
 from nassau.engine.scheduler import run_jobs
 from nassau.engine.standard import augmentation_matrix
 
@@ -70,6 +70,14 @@ class Cycles:
     def natural(self, which: np.ndarray, field_) -> np.ndarray:
         """The chosen vectors over F_s's basis in its own order."""
         return field_.scatter(self.basis[which], self.columns, len(self.columns))
+
+
+@dataclass(frozen=True)
+class WeightedAdded(Added):
+    """What (s, t) added to a motivic resolution: the classical record and the new generators' weights, so that a
+    copy in another process (nassau.engine.processes) adds both."""
+
+    weights: np.ndarray
 
 
 class MotivicResolution(Resolution):
@@ -95,6 +103,25 @@ class MotivicResolution(Resolution):
                 self.weights.append([])
             self.weights[s].extend(int(w) for w in weights)  # before the generators: never fewer weights than them
         self.add_generators(s, t, outputs, target_ngens)
+
+    def added(self, s: int, t: int) -> WeightedAdded:
+        plain = super().added(s, t)
+        fs = self.free(s)
+        weights = self.gen_weights(s)[fs.gens_below(t):fs.gens_below(t + 1)]
+        return WeightedAdded(**{f.name: getattr(plain, f.name) for f in fields(Added)}, weights=weights)
+
+    def add(self, added: Added) -> None:
+        """Add another copy's (s, t), with its generators' weights where the record carries them (a WeightedAdded,
+        from a worker process; a save directory's records come without, and nassau.store.motivic_save reads the
+        weights beside them)."""
+        if isinstance(added, WeightedAdded):
+            if len(added.weights) != added.count:
+                raise ValueError("the record's weights do not match its generators")
+            with self._lock:
+                while len(self.weights) <= added.s:
+                    self.weights.append([])
+                self.weights[added.s].extend(int(w) for w in added.weights)
+        super().add(added)
 
     def algebra_weights(self, d: int) -> np.ndarray:
         found = self._algebra_weights.get(d)

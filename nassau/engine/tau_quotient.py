@@ -28,6 +28,7 @@ import numpy as np
 from algebra.module.motivic import MotivicModule
 from fp import Subspace, reduce_with_identity
 from nassau.engine.motivic import MotivicResolution, Store
+from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.scheduler import run_jobs
 from nassau.engine.standard import augmentation_matrix, pad_columns
@@ -125,10 +126,12 @@ def step_quotient(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tr
 
 
 def resolve_quotient(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,
-                     store: Store | None = None) -> MotivicResolution:
+                     store: Store | None = None, processes: bool = False) -> MotivicResolution:
     """Every bidegree of the region not loaded from the store, over A^C/tau, in the standard order ((s, t) after
     (s, t - 1) and (s - 1, t)); each saved to the store as it finishes (its weights and generators: a resumed run
-    computes the kernels it reads again)."""
+    computes the kernels it reads again). processes: all but one of the `threads` workers are forked processes
+    (nassau.engine.processes); a step whose kernel was kept by another computes it again, the same RREF, so the
+    output is the same for any workers."""
     res = MotivicResolution(motivic)
     res.algebra.extend(region.t_limit - res.min_degree + 1)
     if store is not None:
@@ -137,8 +140,18 @@ def resolve_quotient(motivic: MotivicModule, region: Region, threads: int = 1, o
 
     def work(s: int, t: int) -> None:
         step_quotient(res, s, t, keep_kernel=region.contains(s + 1, t))
+
+    def done(s: int, t: int) -> None:  # here, where the resolution holds (s, t) whoever computed it
         if store is not None:
             store.save(res, s, t, None)
+        if on_done is not None:
+            on_done(s, t)
 
-    run_jobs(jobs, lambda s, t: [(s, t - 1), (s - 1, t)], work, threads, on_done)
+    def deps(s: int, t: int) -> list[tuple[int, int]]:
+        return [(s, t - 1), (s - 1, t)]
+
+    if processes and threads > 1:
+        run_processes(res, jobs, deps, work, threads, done)
+    else:
+        run_jobs(jobs, deps, work, threads, done)
     return res
