@@ -257,16 +257,23 @@ class Store(Protocol):
     def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None: ...
 
 
+def started(motivic: MotivicModule, region: Region, store: Store | None) -> tuple[MotivicResolution,
+                                                                                 list[tuple[int, int]]]:
+    """A resolution of M^C, its algebra extended through the region's top degree and what the store holds loaded,
+    and the region's bidegrees still to compute."""
+    res = MotivicResolution(motivic)
+    res.algebra.extend(region.t_limit - res.min_degree + 1)
+    if store is not None:
+        store.load_into(res, region)
+    return res, [b for b in region.bidegrees() if not res.is_done(*b)]
+
+
 def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,
                     store: Store | None = None) -> MotivicResolution:
     """Every bidegree of motivic_region(region) not loaded from the store: the standard order, (s, t) after
     (s, t-1) and (s-1, t), each kernel kept for the next filtration; each saved to the store as it finishes."""
-    res = MotivicResolution(motivic)
     whole = motivic_region(region)
-    res.algebra.extend(whole.t_limit - res.min_degree + 1)
-    if store is not None:
-        store.load_into(res, whole)
-    jobs = [b for b in whole.bidegrees() if not res.is_done(*b)]
+    res, jobs = started(motivic, whole, store)
 
     def work(s: int, t: int) -> None:
         kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))

@@ -27,7 +27,7 @@ import numpy as np
 
 from algebra.module.motivic import MotivicModule
 from fp import Subspace, reduce_with_identity
-from nassau.engine.motivic import MotivicResolution, Store
+from nassau.engine.motivic import MotivicResolution, Store, started
 from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.scheduler import run_jobs
@@ -132,11 +132,7 @@ def resolve_quotient(motivic: MotivicModule, region: Region, threads: int = 1, o
     computes the kernels it reads again). processes: all but one of the `threads` workers are forked processes
     (nassau.engine.processes); a step whose kernel was kept by another computes it again, the same RREF, so the
     output is the same for any workers."""
-    res = MotivicResolution(motivic)
-    res.algebra.extend(region.t_limit - res.min_degree + 1)
-    if store is not None:
-        store.load_into(res, region)
-    jobs = [b for b in region.bidegrees() if not res.is_done(*b)]
+    res, jobs = started(motivic, region, store)
 
     def work(s: int, t: int) -> None:
         step_quotient(res, s, t, keep_kernel=region.contains(s + 1, t))
