@@ -23,11 +23,18 @@ def runnable_tasks() -> int | None:
         return None
 
 
+def cores() -> int:
+    """The cores this process may run on (not every core of the host, under affinity limits)."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def use_threads(work: int, min_work: int) -> bool:
     """Whether a kernel with `work` (in its own units) at or above `min_work` should run on several threads now."""
     threads = numba.get_num_threads()
     if threads < 2 or work < min_work:
         return False
     busy = runnable_tasks()
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return busy is None or busy - 1 + threads <= cpus
+    return busy is None or busy - 1 + threads <= cores()

@@ -28,6 +28,7 @@ finds the same output.
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
@@ -38,10 +39,10 @@ import pytest
 import nassau
 from algebra.module.motivic import load_motivic
 from fp import field, reduce_with_identity
-from nassau.api.motivic import MotivicRun, motivic_size, resolved_region
+from nassau.api.motivic import MotivicRun, default_threads, motivic_size, quotient_region, resolved_region
 from nassau.engine import tau_quotient
 from nassau.engine.errors import EngineError
-from nassau.engine.motivic import resolve_motivic
+from nassau.engine.motivic import motivic_region, resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.tau_quotient import WHOLE_BITS, reduce_by_weight, resolve_quotient, weight_preserving
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
@@ -204,3 +205,12 @@ def test_worker_processes_give_the_one_thread_output(tmp_path: Path) -> None:
 
 def quotient_region_of(stem: int, max_s: int) -> Region:
     return Region(max_s=max_s + 1, min_degree=0, max_stem=stem)
+
+
+def test_one_thread_by_default_for_a_small_motivic_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Threads not named: one for C(tau) through stem 40 and the sphere through stem 30 (one thread was the faster
+    there), the cores for C(tau) through stem 90 (two threads took 39 s against 68 s)."""
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    assert default_threads(quotient_region(Region(max_s=20, min_degree=0, max_stem=40))) == 1
+    assert default_threads(motivic_region(resolved_region(Region(max_s=18, min_degree=0, max_stem=30)))) == 1
+    assert default_threads(quotient_region(Region(max_s=48, min_degree=0, max_stem=90))) == 2

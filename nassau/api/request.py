@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from algebra.module.interface import Module
 from algebra.module.loader import module_from_spec
 from algebra.module.spec import ModuleSpec, read_spec
+from fp.threads import cores
 from nassau.api.ext import Ext
 from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
@@ -42,14 +43,6 @@ if TYPE_CHECKING:
     from nassau.api.motivic import MotivicRun
 
 DEFAULT_MAX_S = 15
-
-
-def cores() -> int:
-    """The cores this process may run on (not every core of the host, under affinity limits)."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
 
 
 @dataclass
@@ -352,7 +345,7 @@ def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: in
     label = f"{module} (C-motivic)"
     with Reporter(motivic_size(stem, max_t, max_s, module), label, not progress) as bar:
         run = run_motivic(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight,
-                          threads=1 if threads is None else threads, reporter=bar, save_dir=save_dir,
+                          threads=threads, reporter=bar, save_dir=save_dir,
                           processes=bool(processes))
     bar.finish(f"{label}: {len(run.generators)} generators")
     return run

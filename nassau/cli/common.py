@@ -26,7 +26,8 @@ from charts.text import with_axes
 from gpu import device as gpu_device
 from gpu.errors import GpuUnavailableError
 from nassau.api.ext import Ext
-from nassau.api.request import DEFAULT_MAX_S, cores, request
+from fp.threads import cores
+from nassau.api.request import DEFAULT_MAX_S, request
 from nassau.api.resolved import Resolved
 from nassau.engine.region import Region
 from nassau.engine.resolve import ALGORITHMS

@@ -16,7 +16,7 @@ from charts.text import graded_dimension_string
 from gpu import trace
 from nassau.api.ext import Ext
 from nassau.api.progress import Reporter
-from nassau.api.request import Request, cores, load, request
+from nassau.api.request import Request, load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
     UserError,
@@ -229,7 +229,7 @@ def _motivic(args: argparse.Namespace) -> int:
     size = motivic_size(args.stem, args.max_t, args.max_s, args.module)
     with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
         run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
-                          threads=cores() if args.threads is None else args.threads, reporter=reporter,
+                          threads=args.threads, reporter=reporter,
                           save_dir=args.save_dir, processes=bool(getattr(args, "processes", False)))
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()

@@ -11,7 +11,6 @@ working set. docs/estimate.md has the model, its constants and how well it predi
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -20,6 +19,7 @@ from algebra.milnor.product_tables import budget_bytes
 from algebra.milnor.profile import FULL
 from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
+from fp.threads import cores as machine_cores
 from nassau.cost import calibration
 from nassau.cost.generators import GeneratorModel
 from nassau.cost.jobs import free_grid, job_features
@@ -175,7 +175,7 @@ def estimate(module: Module, spec: ModuleSpec, region: Region, algorithm: str, t
 
 def speedup(work: float, threads: int, processes: bool) -> float:
     """What `threads` workers give over one on this machine's cores (a small run stays on one thread)."""
-    cores = min(threads, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    cores = min(threads, machine_cores())
     if cores <= 1 or work < SMALL_RUN_S:
         return 1.0
     return 1.0 + EFFICIENCY["processes" if processes else "threads"] * (cores - 1)
