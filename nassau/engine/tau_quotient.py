@@ -43,7 +43,8 @@ WHOLE_BITS = 1 << 16
 
 def weight_preserving(res: MotivicResolution, rows: np.ndarray, row_weights: np.ndarray,
                       col_weights: np.ndarray) -> np.ndarray:
-    """The packed rows with every entry in a column of another weight than the row's cleared."""
+    """The packed rows with every entry in a column of another weight than the row's cleared: the matrix that
+    reduce_by_weight's blocks make up (its twin in the tests, and its path for a small matrix)."""
     if not len(rows):
         return rows
     present, which = np.unique(row_weights, return_inverse=True)
