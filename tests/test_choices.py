@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from nassau.api.request import request
-from nassau.cost import calibration
+from nassau.cost import calibration, choices
 from nassau.cost.budget import TABLES_SHARE, fits
 from nassau.cost.memory import SHRINK_AT
 from tests.helpers import run_cli
@@ -54,6 +54,23 @@ def test_one_thread_by_default_for_a_run_too_small_to_share_the_cores(two_cores:
     small = request("S_2", 60, max_s=20, processes=None)
     assert small.threads == 1 and small.processes is False and small.estimate().wall_s < 5.0
     assert "(nassau, 1 thread)" in run_cli("resolve", "S_2", "--stem", "30", "--estimate").stdout.decode()
+
+
+def test_a_request_makes_each_estimate_once(two_cores: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """S_2 through stem 60, beyond its probe, nothing named: the algorithm's choice, the threads' and the way's all
+    read Nassau's estimate on two threads, which is made once: three estimates in all, with the standard
+    algorithm's and the processes'."""
+    made = []
+    real = choices.fitted
+
+    def counting(*args, **kwargs):
+        made.append(args[3:6])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(choices, "fitted", counting)
+    req = request("S_2", 60, max_s=20, processes=None)
+    assert req.threads == 2 and req.algorithm == "nassau"
+    assert sorted(made) == [("nassau", 2, False), ("nassau", 2, True), ("standard", 2, False)]
 
 
 def test_threads_by_default_where_the_budget_caps_the_tables(two_cores: None) -> None:

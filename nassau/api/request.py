@@ -27,7 +27,7 @@ from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
 from nassau.cost import calibration
 from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
-from nassau.cost.choices import default_threads, fastest_algorithm, fastest_way
+from nassau.cost.choices import Estimates, default_threads, fastest_algorithm, fastest_way
 from nassau.cost.estimate import Estimate
 from nassau.cost.memory import BudgetError, available_bytes, parse_size
 from nassau.engine.errors import EngineError
@@ -211,8 +211,9 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
     budget = _budget(memory)
     room = available_bytes() if budget is None else budget
+    estimates = Estimates(mod, spec, region, room)
     if algorithm == "auto":
-        chosen = fastest_algorithm(mod, spec, region, chosen, threads, room, _saved_algorithm(save_dir))
+        chosen = fastest_algorithm(estimates, chosen, threads, _saved_algorithm(save_dir))
     if cluster is not None or workers is not None:
         check_executor(mod, region, chosen)
     store = None
@@ -220,10 +221,9 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
         store = SaveDir(Path(save_dir), spec, mod, chosen)
         store.open(region)
     if not named_threads and processes is not True and cluster is None and workers is None:
-        threads = default_threads(mod, spec, region, chosen, threads, room, store is not None)
+        threads = default_threads(estimates, chosen, threads, store is not None)
     if processes is None:
-        processes = cluster is None and workers is None and fastest_way(mod, spec, region, chosen, threads, room,
-                                                                        store is not None)
+        processes = cluster is None and workers is None and fastest_way(estimates, chosen, threads, store is not None)
     return Request(spec, mod, region, chosen, threads, store, list(products) if products else None, d2, page,
                    cluster, workers, processes, budget, memory not in (None, "available"), force, hard_stop)
 

@@ -23,6 +23,7 @@ from algebra.module.spec import ModuleSpec
 from gpu import device
 from nassau.cost import calibration
 from nassau.cost.budget import fits, fitted
+from nassau.cost.estimate import Estimate
 from nassau.engine.cofiber import CofiberSpec
 from nassau.engine.region import Region
 from nassau.engine.resolve import UNSTABLE
@@ -35,32 +36,49 @@ def processes_apply(module: Module, algorithm: str, threads: int) -> bool:
             and CofiberSpec.read(module) is None and device.current() is None)
 
 
-def default_threads(module: Module, spec: ModuleSpec, region: Region, algorithm: str, cores: int, budget: int,
-                    saving: bool) -> int:
+class Estimates:
+    """The timed estimates a request's choices read, each made once: a run beyond its probe asks for the one of
+    Nassau's algorithm on threads up to three times (the algorithm's choice, the threads', the way's)."""
+
+    def __init__(self, module: Module, spec: ModuleSpec, region: Region, budget: int) -> None:
+        self.module, self.spec, self.region, self.budget = module, spec, region, budget
+        self._made: dict[tuple[str, int, bool, bool], Estimate] = {}
+
+    def fitted(self, algorithm: str, threads: int, processes: bool, saving: bool = False) -> Estimate:
+        """The estimate with its tables sized for the budget (nassau.cost.budget.fitted)."""
+        key = (algorithm, threads, processes, saving)
+        if key not in self._made:
+            self._made[key] = fitted(self.module, self.spec, self.region, algorithm, threads, processes, self.budget,
+                                     timed=True, saving=saving)[0]
+        return self._made[key]
+
+    def within_probe(self) -> bool:
+        return calibration.within_probe(self.module, self.region)
+
+
+def default_threads(estimates: Estimates, algorithm: str, cores: int, saving: bool) -> int:
     """The threads a run takes when its caller names none: the cores, or one for a run too small to share them (one
     within the probe's stems; else where the estimate gives the cores no speed-up, under SMALL_RUN_S of work)."""
-    if cores <= 1 or calibration.within_probe(module, region):
+    if cores <= 1 or estimates.within_probe():
         return 1
-    est, _ = fitted(module, spec, region, algorithm, cores, False, budget, timed=True, saving=saving)
+    est = estimates.fitted(algorithm, cores, False, saving)
     return 1 if est.speedup == 1.0 else cores
 
 
-def fastest_way(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, budget: int,
-                saving: bool) -> bool:
+def fastest_way(estimates: Estimates, algorithm: str, threads: int, saving: bool) -> bool:
     """True: worker processes; False: threads. By the two estimates' wall times, each with its tables sized for
     the budget; processes only where their estimate fits it with the tables whole: the processes share theirs, so a
     run that nears its budget cannot evict them (S_2 through stem 150, s <= 152, under 2 GiB, half its peak, stopped
     on processes at (6, 155) after 20 min; threads evict their tables and go on)."""
-    if not processes_apply(module, algorithm, threads) or calibration.within_probe(module, region):
+    if not processes_apply(estimates.module, algorithm, threads) or estimates.within_probe():
         return False
-    by_threads, _ = fitted(module, spec, region, algorithm, threads, False, budget, timed=True, saving=saving)
-    by_processes, _ = fitted(module, spec, region, algorithm, threads, True, budget, timed=True, saving=saving)
-    return (fits(by_processes, budget) and not by_processes.tables_capped
+    by_threads = estimates.fitted(algorithm, threads, False, saving)
+    by_processes = estimates.fitted(algorithm, threads, True, saving)
+    return (fits(by_processes, estimates.budget) and not by_processes.tables_capped
             and by_processes.wall_s < by_threads.wall_s)
 
 
-def fastest_algorithm(module: Module, spec: ModuleSpec, region: Region, chosen: str, threads: int, budget: int,
-                      saved: str | None) -> str:
+def fastest_algorithm(estimates: Estimates, chosen: str, threads: int, saved: str | None) -> str:
     """`--algorithm auto`'s choice between Nassau's algorithm (`chosen` where it applies) and the standard one, by
     their estimates on this machine (a small run keeps Nassau's); saved: the algorithm of the save directory the
     run resumes, which it keeps."""
@@ -68,10 +86,10 @@ def fastest_algorithm(module: Module, spec: ModuleSpec, region: Region, chosen: 
         return chosen
     if saved in ("nassau", "standard"):
         return saved
-    if calibration.within_probe(module, region):
+    if estimates.within_probe():
         return chosen
     walls = {}
     for algorithm in ("nassau", "standard"):
-        est, _ = fitted(module, spec, region, algorithm, threads, False, budget, timed=True)
-        walls[algorithm] = est.wall_s if fits(est, budget) else float("inf")
+        est = estimates.fitted(algorithm, threads, False)
+        walls[algorithm] = est.wall_s if fits(est, estimates.budget) else float("inf")
     return "standard" if walls["standard"] < walls["nassau"] else "nassau"
