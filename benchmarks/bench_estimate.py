@@ -74,7 +74,8 @@ def main() -> None:
     args = ap.parse_args()
     print(f"# {machine()}; load average {os.getloadavg()[0]:.1f}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print("| run | wall s: predicted (+-) / measured min-med-max | CPU s measured (median) | peak MiB: predicted "
-          "(+-) / measured | save KiB: predicted (+-) / measured | within 25%: time (CPU; wall for several workers), peak, save |")
+          "(+-) / measured | save KiB: predicted (+-) / measured | within 25%: time (CPU; wall for several "
+          "workers), peak, save |")
     print("| --- | --- | --- | --- | --- | --- |")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

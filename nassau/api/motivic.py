@@ -206,20 +206,25 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
     if processes and not mod.tau_quotient:
         raise EngineError("worker processes take a motivic run with M_2/tau coefficients only (Ctau); over A^C each "
                           "step reads the kernel the one below it kept (docs/motivic.md): use --threads")
-    whole = quotient_region(region) if mod.tau_quotient else motivic_region(resolved_region(region))
+    whole = resolved_whole(mod, region)
     threads = default_threads(whole) if threads is None else threads
-    store = None
+    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole,
+                                                      QUOTIENT if mod.tau_quotient else None)
     try:
         if mod.tau_quotient:
-            store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole, QUOTIENT)
             res = resolve_quotient(mod, whole, threads=threads, on_done=advance, store=store, processes=processes)
         else:
-            store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole)
-            res = resolve_motivic(mod, whole, threads=threads, on_done=advance, store=store)
+            res = resolve_motivic(mod, resolved_region(region), threads=threads, on_done=advance, store=store)
     finally:
         if store is not None:
             store.close()
     return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0)
+
+
+def resolved_whole(mod: MotivicModule, region: Region) -> Region:
+    """Every bidegree a run of the region resolves: over A^C/tau (M_2/tau coefficients) quotient_region, else the
+    rectangle motivic_region puts around resolved_region."""
+    return quotient_region(region) if mod.tau_quotient else motivic_region(resolved_region(region))
 
 
 def default_threads(whole: Region) -> int:
@@ -244,13 +249,11 @@ def quotient_region(region: Region) -> Region:
                   max_t=region.max_t)
 
 
-def motivic_size(stem: int | None, max_t: int | None, max_s: int, module: str | None = None) -> int:
+def motivic_size(stem: int | None, max_t: int | None, max_s: int, module: str) -> int:
     """Bidegrees a run of `module` computes (its progress bar's length; a module with M_2/tau coefficients resolves
     fewer); 0 where the region or the module is bad (the run says why)."""
     try:
-        region = Region(max_s=max_s, min_degree=0, max_stem=stem, max_t=max_t)
-        if module is not None and load_motivic(module).tau_quotient:
-            return len(quotient_region(region).bidegrees())
-        return len(motivic_region(resolved_region(region)).bidegrees())
+        return len(resolved_whole(load_motivic(module), Region(max_s=max_s, min_degree=0, max_stem=stem,
+                                                                max_t=max_t)).bidegrees())
     except (EngineError, ModuleError):
         return 0

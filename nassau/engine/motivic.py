@@ -98,11 +98,14 @@ class MotivicResolution(Resolution):
             return np.array(self.weights[s], dtype=np.int64)
 
     def add_weighted(self, s: int, t: int, outputs: np.ndarray, weights: np.ndarray, target_ngens: int) -> None:
+        self._extend_weights(s, weights)  # before the generators: never fewer weights than them
+        self.add_generators(s, t, outputs, target_ngens)
+
+    def _extend_weights(self, s: int, weights) -> None:
         with self._lock:
             while len(self.weights) <= s:
                 self.weights.append([])
-            self.weights[s].extend(int(w) for w in weights)  # before the generators: never fewer weights than them
-        self.add_generators(s, t, outputs, target_ngens)
+            self.weights[s].extend(int(w) for w in weights)
 
     def added(self, s: int, t: int) -> WeightedAdded:
         plain = super().added(s, t)
@@ -117,10 +120,7 @@ class MotivicResolution(Resolution):
         if isinstance(added, WeightedAdded):
             if len(added.weights) != added.count:
                 raise ValueError("the record's weights do not match its generators")
-            with self._lock:
-                while len(self.weights) <= added.s:
-                    self.weights.append([])
-                self.weights[added.s].extend(int(w) for w in added.weights)
+            self._extend_weights(added.s, added.weights)
         super().add(added)
 
     def algebra_weights(self, d: int) -> np.ndarray:

@@ -120,8 +120,9 @@ def step_quotient(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tr
         outputs = np.eye(ncols, dtype=np.uint8)[fresh]
     else:
         desired = kernel(res, s - 1, t)
-        fresh = desired.pivots[~in_image[desired.pivots]]
-        outputs = pad_columns(desired.basis[~in_image[desired.pivots]], ncols, res.field)
+        new = ~in_image[desired.pivots]
+        fresh = desired.pivots[new]
+        outputs = pad_columns(desired.basis[new], ncols, res.field)
     res.add_weighted(s, t, outputs, column_weights(res, s, t, target_ngens)[fresh], target_ngens)
     return len(fresh)
 
