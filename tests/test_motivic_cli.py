@@ -180,3 +180,14 @@ def test_a_product_names_which_generator_of_its_trigrading() -> None:
     assert d1["index"] == 0 and d1["products"]["h2"] == [[35, 5, 20, 0, 0]]
     with pytest.raises(EngineError, match=r"no generator \(35, 5, 20\)\[2\]"):
         run.generator(35, 5, 20, 2)
+
+
+@pytest.mark.parametrize("module, options, way", [("S_2", ("--threads", "1"), "(1 thread)"),
+                                                  ("S_2", ("--threads", "2"), "(2 threads)"),
+                                                  ("Ctau", ("--threads", "2", "--processes"), "(2 processes)")])
+def test_summary_line_names_the_workers(module: str, options: tuple[str, ...], way: str) -> None:
+    """As a classical run's does: the threads, or the worker processes, the run took."""
+    out = run_cli("resolve", module, "--motivic", "--stem", "8", "--max-s", "4", *options)
+    assert out.returncode == 0, out.stderr
+    line = out.stderr.decode().strip().splitlines()[-1]
+    assert line.startswith(f"{module} (C-motivic): ") and way in line, line

@@ -16,16 +16,17 @@ from tests.helpers import assert_one_line_error, run_cli
 
 STABLE = ("resolve", "S_2", "--stem", "8", "--max-s", "3", "--quiet")
 MOTIVIC = ("resolve", "S_2", "--motivic", "--stem", "6", "--max-s", "3", "--threads", "1", "--quiet")
+CTAU = ("resolve", "Ctau", "--motivic", "--stem", "6", "--max-s", "3", "--threads", "1", "--quiet")
 UNSTABLE = ("resolve-unstable", "S_2[5]", "--stem", "10", "--max-s", "3", "--quiet")
 
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One finished save directory of each kind (standard, motivic, unstable); tests refuse copies of them."""
+    """One finished save directory of each kind (standard, motivic, C(tau), unstable); tests refuse copies of them."""
     root = tmp_path_factory.mktemp("made")
     out = {}
     for kind, args in (("standard", (*STABLE, "--algorithm", "standard")), ("motivic", MOTIVIC),
-                       ("unstable", UNSTABLE)):
+                       ("ctau", CTAU), ("unstable", UNSTABLE)):
         out[kind] = root / kind
         done = run_cli(*args, "--save-dir", str(out[kind]))
         assert done.returncode == 0, done.stderr.decode()
@@ -73,10 +74,12 @@ def test_a_file_is_refused_and_left_alone(tmp_path: Path, rng: np.random.Generat
      "standard algorithm (format 1), not for module S_2 over A with the nassau"),
     ("standard", MOTIVIC, "not for module S_2 over A with the motivic algorithm"),
     ("motivic", STABLE, "made for module S_2 over A with the motivic algorithm"),
+    ("ctau", MOTIVIC, "made for module Ctau over A with the motivic-tau-quotient algorithm"),
     ("unstable", ("resolve", "S_2[5]", "--stem", "10", "--max-s", "3", "--quiet"),
      "made for module S_2[5] over A with the unstable algorithm"),
     ("standard", UNSTABLE, "not for module S_2[5] over A with the unstable algorithm"),
 ], ids=["module", "algebra", "prime", "algorithm", "motivic-on-classical", "classical-on-motivic",
+        "sphere-on-ctau",
         "stable-on-unstable", "unstable-on-stable"])
 def test_a_directory_made_for_another_run_is_refused_and_left_alone(tmp_path: Path, made: dict[str, Path],
                                                                     kind: str, args: tuple[str, ...],

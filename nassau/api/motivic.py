@@ -25,7 +25,7 @@ from charts.motivic_page import to_motivic_html
 from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_svg, torsion_name
 from charts.text import graded_dimension_string
 from fp.threads import cores
-from nassau.api.progress import Reporter
+from nassau.api.progress import Reporter, workers_phrase
 from nassau.engine.errors import EngineError
 from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic
 from nassau.engine.region import Region
@@ -58,6 +58,13 @@ class MotivicRun:
     max_weight: int | None = None
     #: Bidegrees loaded from a save directory.
     loaded: int = 0
+    #: The workers it ran on, and whether they were worker processes (else threads).
+    threads: int = 1
+    processes: bool = False
+
+    def way(self) -> str:
+        """The workers, as the summary line names them."""
+        return workers_phrase(self.threads, self.processes)
 
     @cached_property
     def ext(self) -> MotivicExt:
@@ -218,7 +225,8 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
     finally:
         if store is not None:
             store.close()
-    return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0)
+    return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0, threads,
+                      processes)
 
 
 def resolved_whole(mod: MotivicModule, region: Region) -> Region:

@@ -16,6 +16,13 @@ if TYPE_CHECKING:
     from rich.progress import Progress
 
 
+def workers_phrase(threads: int, processes: bool) -> str:
+    """The workers as a summary line names them: "1 thread", "2 threads", "2 processes"."""
+    if processes and threads > 1:
+        return f"{threads} processes"
+    return f"{threads} thread{'s' if threads > 1 else ''}"
+
+
 class StopsOnError:
     """`with bar:` around the work shows the bar stopped (abort()) if the work raises, and re-raises; finish(summary)
     stays the caller's, after the block, since the summary reads the result."""

@@ -15,7 +15,7 @@ from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
 from nassau.api.ext import Ext
-from nassau.api.progress import Reporter
+from nassau.api.progress import Reporter, workers_phrase
 from nassau.api.request import Request, load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
@@ -250,7 +250,7 @@ def _motivic(args: argparse.Namespace) -> int:
         stdout(f"tau inverted: the classical chart, in all {len(run.region.bidegrees())} bidegrees\n")
     resumed = f", {run.loaded} bidegrees loaded from {args.save_dir}" if args.save_dir else ""
     reporter.finish(f"{run.module.name} (C-motivic): {len(run.generators)} generators through "
-                    f"{run.region.describe()}{resumed}")
+                    f"{run.region.describe()} ({run.way()}){resumed}")
     return 0
 
 
@@ -266,9 +266,7 @@ def _executor(args: argparse.Namespace, req: Request) -> str:
         return f"the Dask cluster at {args.cluster}"
     if getattr(args, "workers", None):
         return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
-    if req.processes and req.threads > 1:
-        return f"{req.threads} processes"
-    return f"{req.threads} thread{'s' if req.threads > 1 else ''}"
+    return workers_phrase(req.threads, req.processes)
 
 
 def _tensor(args: argparse.Namespace) -> int:

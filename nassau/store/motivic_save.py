@@ -14,6 +14,7 @@ reads again.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,10 @@ ALGORITHM = "motivic"
 class MotivicSave:
     def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region,
                  algorithm: str | None = None) -> None:
-        spec = read_spec("S_2" if motivic.module.name == "Ctau" else module_name)
+        if motivic.module.name == "Ctau":  # the sphere's definition, named as the user named the run
+            spec = replace(read_spec("S_2"), name="Ctau")
+        else:
+            spec = read_spec(module_name)
         self.cycles = algorithm is None  # a resolution over A^C, whose steps read the kernels kept
         self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM if algorithm is None else algorithm)
         self.store.open(region)
