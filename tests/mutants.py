@@ -590,6 +590,12 @@ MUTANTS = [
     Mutant("request: the default threads for named ones too", "nassau/api/request.py",
            (literal("if not named_threads and processes", "if processes"),),
            ("tests/test_choices.py::test_one_thread_by_default_for_a_run_too_small_to_share_the_cores",)),
+    Mutant("generators: the probe's rows held at every stem", "nassau/cost/generators.py",
+           (literal("        if self.drift is None:\n            return out", "        return out"),),
+           ("tests/test_cost.py::test_the_spheres_rows_drift_toward_the_lower_rows",)),
+    Mutant("generators: no known curve at p = 3", "nassau/cost/generators.py",
+           (literal("3: Sphere(SPHERE_3, DRIFT_3)", "5: Sphere(SPHERE_3, DRIFT_3)"),),
+           ("tests/test_cost.py::test_the_spheres_rows_drift_toward_the_lower_rows",)),
 ]
 
 

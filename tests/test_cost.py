@@ -26,7 +26,7 @@ from nassau.api.resolved import resolve_over
 from nassau.cost import calibration
 from nassau.cost.budget import HeldRun, MemoryBudgetExceeded, tables_budget
 from nassau.cost.estimate import Estimate, estimate
-from nassau.cost.generators import GeneratorModel
+from nassau.cost.generators import SPHERE_2, GeneratorModel, Sphere
 from nassau.cost.jobs import free_grid
 from nassau.cost.memory import (KILL_AT, SAMPLE_SHARE, SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, format_size,
                                  parse_size)
@@ -83,7 +83,7 @@ def test_predicted_free_module_sizes_follow_the_resolution() -> None:
     region = Region(max_s=23, min_degree=0, max_stem=40)
     res = resolve(module, region, "nassau", 1)
     probe = {(s, t - s): k for (s, t), k in res.dims().items() if t - s <= 20 and s <= 13}
-    model = GeneratorModel(probe, 20, 13, calibration.SPHERE_2)
+    model = GeneratorModel(probe, 20, 13, calibration.SPHERES[2])
     span = region.t_limit
     grid = model.grid(23, span)
     assert all(grid[s, n] == k for (s, n), k in probe.items())
@@ -99,9 +99,36 @@ def test_predicted_free_module_sizes_follow_the_resolution() -> None:
     assert model.cumulative(np.array([150.0]))[0] == pytest.approx(6642 * probe_share(probe), rel=0.3)
 
 
+@pytest.mark.parametrize("name, stem, low, in_low, top, in_all", [("S_3", 300, 30, 8325, 78, 16938),
+                                                                  ("S_2", 180, 40, 9145, 152, 11860)])
+def test_the_spheres_rows_drift_toward_the_lower_rows(cost_dir: Path, name: str, stem: int, low: int, in_low: int,
+                                                      top: int, in_all: int) -> None:
+    """The sphere's probe is its drift's near stretch, and moved by the drift its model gives the generators our
+    runs found: S_3 through stem 300, 8325 with s <= 30 (the probe's profile held: 6273) and 16938 with s <= 78; S_2
+    through stem 180, 9145 with s <= 40 (held: 6839) and 11860 with s <= 152; each within 5%."""
+    module, spec = load_module(name), read_spec(name)
+    model = calibration.probe(module, spec, "nassau", Region(max_s=low, min_degree=0, max_stem=stem))
+    drift = calibration.SPHERES[module.algebra.prime].drift
+    assert model.drift is drift
+    np.testing.assert_allclose(model.profile[:len(drift.near_profile)], drift.near_profile, atol=1e-4)
+    grid = model.grid(top, stem)
+    assert grid[:low + 1].sum() == pytest.approx(in_low, rel=0.05)
+    assert grid.sum() == pytest.approx(in_all, rel=0.05)
+    middle = np.log(sum(drift.far) / 2 + 1)
+    np.testing.assert_allclose(model.profiles(np.array([np.exp(middle) - 1, 1000.0]))[:, :len(drift.far_profile)],
+                               [drift.far_profile] * 2, atol=1e-3)
+
+
+def test_a_model_without_drift_keeps_its_probes_rows() -> None:
+    """Where no drift is known (a sub-Hopf algebra, a prime other than 2 and 3) every stem's profile is the probe's."""
+    model = GeneratorModel({(1, 1): 1, (2, 3): 1, (3, 7): 2, (4, 9): 1}, 10, 5, Sphere(SPHERE_2))
+    assert model.drift is None
+    np.testing.assert_array_equal(model.profiles(np.arange(200)), np.repeat(model.profile[None, :], 200, axis=0))
+
+
 def probe_share(probe: dict[tuple[int, int], int]) -> float:
     """The probe's count through stem 20 (towers aside) over the sphere's known one there."""
-    return sum(k for (s, n), k in probe.items() if n > 0) / calibration.SPHERE_2[20]
+    return sum(k for (s, n), k in probe.items() if n > 0) / calibration.SPHERES[2].cumulative[20]
 
 
 def test_estimate_counts_what_a_save_directory_holds(tmp_path: Path, cost_dir: Path) -> None:

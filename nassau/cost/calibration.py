@@ -25,7 +25,7 @@ from algebra.module.loader import module_from_spec
 from algebra.module.spec import ModuleSpec, read_spec
 from charts.atomic import write_text_atomic
 from fp.kernel_cache import source_hash
-from nassau.cost.generators import SPHERE_2, GeneratorModel
+from nassau.cost.generators import SPHERES, GeneratorModel, Sphere
 from nassau.cost.jobs import job_features
 from nassau.cost.memory import process_rss
 from nassau.cost.sizes import algebra_dims
@@ -96,11 +96,11 @@ def probe_key(spec: ModuleSpec, algorithm: str, probe: Region) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
-def reference(module: Module, algorithm: str) -> dict[int, int] | None:
+def reference(module: Module, algorithm: str) -> Sphere | None:
     """The known growth curve of the generators of the module's resolution: the sphere's over the whole algebra at
-    p = 2 (not over the subalgebra a change of rings resolves over)."""
+    p = 2 and p = 3 (not over the subalgebra a change of rings resolves over, nor at the other primes)."""
     over = resolved_module(module, algorithm)
-    return SPHERE_2 if over.algebra.prime == 2 and over.profile.is_full else None
+    return SPHERES.get(over.algebra.prime) if over.profile.is_full else None
 
 
 def cached_probe(module: Module, spec: ModuleSpec, algorithm: str, probe: Region) -> GeneratorModel | None:
@@ -121,7 +121,7 @@ def probe(module: Module, spec: ModuleSpec, algorithm: str, region: Region) -> G
     return _model({"counts": counts}, where, reference(module, algorithm))
 
 
-def _model(data: dict, probe: Region, curve: dict[int, int] | None) -> GeneratorModel:
+def _model(data: dict, probe: Region, curve: Sphere | None) -> GeneratorModel:
     counts = {(int(s), int(n)): int(k) for s, n, k in data["counts"]}
     return GeneratorModel(counts, probe.max_stem - probe.min_degree, probe.max_s, curve)
 
