@@ -3,6 +3,7 @@
     python benchmarks/bench_estimate.py                       # the default list (about a minute of runs)
     python benchmarks/bench_estimate.py --runs S_2:90:48 S_2:120:63:2 --repeat 3
     python benchmarks/bench_estimate.py --runs S_2:100:53 tmf2:150:75 --no-save   # on a shared machine
+    python benchmarks/bench_estimate.py --motivic --runs S_2:60:33 S_2:70:38 Ctau:90:48 --no-save
 
 Each run is `MODULE:STEM:MAX_S[:THREADS]`. For each, `nassau resolve ... --estimate --json` (the prediction, made
 first, calibrating this machine if it never was), then the run itself `--repeat` times in fresh processes with a
@@ -11,7 +12,8 @@ memory (the largest process) and the save directory's bytes. A prediction is wit
 figure lies within 25% of it. The machine and its load average are printed beside the figures; on a machine shared
 with other work compare CPU, not wall, against the prediction (the model's time is that of a run with the cores to
 itself: its constants are measured in CPU seconds). The time is judged by the CPU of a one-thread run and by the
-wall time (median) of a run on several workers, whose CPU is their sum.
+wall time (median) of a run on several workers, whose CPU is their sum. `--motivic` makes every run a C-motivic one
+(`nassau resolve ... --motivic`, docs/motivic.md).
 """
 from __future__ import annotations
 
@@ -68,6 +70,7 @@ def main() -> None:
     ap.add_argument("--runs", nargs="+", default=DEFAULT, metavar="MODULE:STEM:MAX_S[:THREADS]")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--json", metavar="FILE", help="also write every figure here")
+    ap.add_argument("--motivic", action="store_true", help="C-motivic runs (--motivic) of the modules")
     ap.add_argument("--no-save", action="store_true",
                     help="runs keep no save directory (its synced files wait on the disk, which CPU time does not "
                          "count: compare CPU with the prediction on a shared machine)")
@@ -82,7 +85,8 @@ def main() -> None:
         for spec in args.runs:
             name, stem, max_s, *rest = spec.split(":")
             threads = rest[0] if rest else "1"
-            run = ["resolve", name, "--stem", stem, "--max-s", max_s, "--threads", threads]
+            run = ["resolve", name, "--stem", stem, "--max-s", max_s, "--threads", threads,
+                   *(["--motivic"] if args.motivic else [])]
             save = None if args.no_save else Path(tmp) / "save"
             where = [] if save is None else ["--save-dir", str(save)]  # counted by the estimate, which writes nothing
             if save is not None:
@@ -98,7 +102,8 @@ def main() -> None:
             timed = cpu if threads == "1" else statistics.median(walls)
             row = {"run": spec, "estimate": est, "measured": got}
             rows.append(row)
-            print(f"| {name} through stem {stem}, s <= {max_s}, {threads} thread(s) | {est['wall_s']:.2f} "
+            kind = " (C-motivic)" if args.motivic else ""
+            print(f"| {name}{kind} through stem {stem}, s <= {max_s}, {threads} thread(s) | {est['wall_s']:.2f} "
                   f"(+-{est['wall_s_spread']:.0%}) / {walls[0]:.2f}-{statistics.median(walls):.2f}-{walls[-1]:.2f} | "
                   f"{cpu:.2f} | {est['peak_bytes'] / 2**20:.0f} (+-{est['peak_bytes_spread']:.0%}) / "
                   f"{peak / 2**20:.0f} | {est['save_bytes'] / 1024:.0f} (+-{est['save_bytes_spread']:.0%}) / "

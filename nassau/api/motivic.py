@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -26,6 +27,9 @@ from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_sv
 from charts.text import graded_dimension_string
 from fp.threads import cores
 from nassau.api.progress import Reporter, workers_phrase
+from nassau.cost.budget import HeldRun, budget_of, fits, refusal
+from nassau.cost.estimate import Estimate
+from nassau.cost.motivic import PROBE_STEM, motivic_estimate
 from nassau.engine.errors import EngineError
 from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic
 from nassau.engine.region import Region
@@ -33,7 +37,8 @@ from nassau.engine.resolve import resolve as resolve_classical
 from nassau.engine.tau_quotient import ALGORITHM as QUOTIENT
 from nassau.engine.tau_quotient import resolve_quotient
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
-from nassau.store.motivic_save import MotivicSave
+from nassau.store.motivic_save import ALGORITHM as MOTIVIC
+from nassau.store.motivic_save import MotivicSave, motivic_spec
 
 OPS = ("h0", "h1", "h2", "h3")
 #: A run of fewer bidegrees than this takes one thread when its caller names none, else the cores: on 2 cores (AMD
@@ -192,15 +197,105 @@ class MotivicRun:
         return json.dumps(self.to_json(), indent=1) + "\n"
 
 
-def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
-                max_weight: int | None = None, threads: int | None = None, reporter: Reporter | None = None,
-                save_dir: str | os.PathLike[str] | None = None, processes: bool = False) -> MotivicRun:
-    """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
-    rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs, or with M_2/tau
-    coefficients F_2 over A^C/tau on the region and one filtration more (quotient_region); ModuleError, RegionError
-    or EngineError (one line each) on bad input. processes: worker processes instead of threads, with M_2/tau
-    coefficients only (a resolution over A^C keeps kernels its next step reads; docs/motivic.md). threads=None: the
-    cores, one for a run of fewer than SMALL_RUN_BIDEGREES bidegrees."""
+@dataclass
+class MotivicRequest:
+    """A checked motivic run, nothing computed yet: the module, the region asked and what the run resolves
+    (`whole`), its workers, and the memory budget it is held to (None: not held; named: given, else the memory
+    available), as nassau.api.request.Request is for a classical run."""
+
+    name: str
+    mod: MotivicModule
+    region: Region
+    whole: Region
+    threads: int
+    processes: bool
+    save_dir: str | os.PathLike[str] | None
+    budget: int | None = None
+    budget_named: bool = False
+    force: bool = False
+    hard_stop: bool = False
+
+    @property
+    def algorithm(self) -> str:
+        return QUOTIENT if self.mod.tau_quotient else MOTIVIC
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (C-motivic)"
+
+    @property
+    def small(self) -> bool:
+        """Whether the run stays within its probe's stems (a second or so): it gets no estimate of its own."""
+        return self.region.t_limit - self.region.min_degree <= PROBE_STEM
+
+    def estimate(self, timed: bool = True, whole: Region | None = None) -> Estimate:
+        """What the run (or one over `whole`) will cost (nassau.cost.motivic). timed: with the wall time
+        (calibrating the engine on this machine once, a few seconds, if it never was)."""
+        return motivic_estimate(self.mod, motivic_spec(self.name, self.mod), whole or self.whole, self.algorithm,
+                                self.threads, self.processes, timed, saving=self.save_dir is not None)
+
+    def plan(self) -> Estimate | None:
+        """Check the run against its memory budget before any work: EngineError (one line, naming the estimate and
+        the largest stem that fits) when the estimate exceeds it, unless forced. Returns the estimate the run
+        shows as it starts (None for a small run, or one not held to a budget)."""
+        if self.budget is None or self.small:
+            return None
+        est = self.estimate(timed=False)
+        if fits(est, self.budget) or self.force:
+            return est
+        largest = None
+        low, high = self.region.min_degree, self.region.chart_max_stem
+        while low <= high:  # the largest stem whose run fits, by the same estimate
+            mid = (low + high) // 2
+            part = Region(max_s=self.region.max_s, min_degree=self.region.min_degree, max_stem=mid)
+            if fits(self.estimate(False, resolved_whole(self.mod, part)), self.budget):
+                largest, low = mid, mid + 1
+            else:
+                high = mid - 1
+        raise EngineError(refusal(self.label, self.region, est, self.budget, largest, self.budget_named))
+
+    def run(self, max_weight: int | None = None, reporter: Reporter | None = None) -> MotivicRun:
+        """Resolve (resuming from the save directory), held to the budget: the guard shrinks the product tables,
+        then stops the run cleanly (MemoryBudgetExceeded, one line; what is finished is saved)."""
+        est = self.plan()
+        held = None
+        if self.budget is not None:
+            held = HeldRun(self.mod.module, self.algorithm, self.whole, self.budget, est, None,
+                           None if self.save_dir is None else str(self.save_dir), self.processes, self.hard_stop)
+        if reporter is not None and est is not None:
+            reporter.expect(est)
+
+        def done(s: int, t: int) -> None:
+            if reporter is not None:
+                reporter.advance(s, t)
+            if held is not None:
+                held.done(s, t)
+
+        store = None if self.save_dir is None else MotivicSave(Path(self.save_dir), self.name, self.mod, self.whole,
+                                                               QUOTIENT if self.mod.tau_quotient else None)
+        try:
+            with held if held is not None else nullcontext():
+                if self.mod.tau_quotient:
+                    res = resolve_quotient(self.mod, self.whole, threads=self.threads, on_done=done, store=store,
+                                           processes=self.processes)
+                else:
+                    res = resolve_motivic(self.mod, resolved_region(self.region), threads=self.threads,
+                                          on_done=done, store=store)
+        finally:
+            if store is not None:
+                store.close()
+        return MotivicRun(self.mod, self.region, res, max_weight, store.store.loaded if store is not None else 0,
+                          self.threads, self.processes)
+
+
+def motivic_request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
+                    max_weight: int | None = None, threads: int | None = None,
+                    save_dir: str | os.PathLike[str] | None = None, processes: bool = False,
+                    memory: int | str | None = None, force: bool = False, hard_stop: bool = False) -> MotivicRequest:
+    """Check a motivic run (see run_motivic) without running it; ModuleError, RegionError or EngineError (one line
+    each) on bad input. memory: hold the run to this budget (bytes, a size such as "4G", or "available": the memory
+    available, less a margin), refusing it up front when its estimate exceeds the budget unless force. hard_stop: the
+    run owns its process (the command line), which may be ended at once past the budget's last threshold."""
     for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
                         ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
@@ -209,24 +304,28 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
         raise EngineError(f"threads must be at least 1 (got {threads})")
     mod = load_motivic(module)
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
-    advance = reporter.advance if reporter is not None else None
     if processes and not mod.tau_quotient:
         raise EngineError("worker processes take a motivic run with M_2/tau coefficients only (Ctau); over A^C each "
                           "step reads the kernel the one below it kept (docs/motivic.md): use --threads")
     whole = resolved_whole(mod, region)
     threads = default_threads(whole) if threads is None else threads
-    store = None if save_dir is None else MotivicSave(Path(save_dir), module, mod, whole,
-                                                      QUOTIENT if mod.tau_quotient else None)
-    try:
-        if mod.tau_quotient:
-            res = resolve_quotient(mod, whole, threads=threads, on_done=advance, store=store, processes=processes)
-        else:
-            res = resolve_motivic(mod, resolved_region(region), threads=threads, on_done=advance, store=store)
-    finally:
-        if store is not None:
-            store.close()
-    return MotivicRun(mod, region, res, max_weight, store.store.loaded if store is not None else 0, threads,
-                      processes)
+    return MotivicRequest(module, mod, region, whole, threads, processes, save_dir, budget_of(memory),
+                          memory not in (None, "available"), force, hard_stop)
+
+
+def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
+                max_weight: int | None = None, threads: int | None = None, reporter: Reporter | None = None,
+                save_dir: str | os.PathLike[str] | None = None, processes: bool = False,
+                memory: int | str | None = None, force: bool = False, hard_stop: bool = False) -> MotivicRun:
+    """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
+    rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs, or with M_2/tau
+    coefficients F_2 over A^C/tau on the region and one filtration more (quotient_region); ModuleError, RegionError
+    or EngineError (one line each) on bad input. processes: worker processes instead of threads, with M_2/tau
+    coefficients only (a resolution over A^C keeps kernels its next step reads; docs/motivic.md). threads=None: the
+    cores, one for a run of fewer than SMALL_RUN_BIDEGREES bidegrees. memory, force, hard_stop: motivic_request."""
+    return motivic_request(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight, threads=threads,
+                           save_dir=save_dir, processes=processes, memory=memory, force=force,
+                           hard_stop=hard_stop).run(max_weight, reporter)
 
 
 def resolved_whole(mod: MotivicModule, region: Region) -> Region:

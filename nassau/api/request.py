@@ -26,10 +26,10 @@ from nassau.api.notebook_progress import NotebookBar, in_notebook
 from nassau.api.progress import Reporter
 from nassau.api.resolved import Progress, Resolved, reporting, resolve_over
 from nassau.cost import calibration
-from nassau.cost.budget import HeldRun, fits, fitted, largest_stem, refusal
+from nassau.cost.budget import HeldRun, budget_of, fits, fitted, largest_stem, refusal
 from nassau.cost.choices import Estimates, default_threads, fastest_algorithm, fastest_way
 from nassau.cost.estimate import Estimate
-from nassau.cost.memory import BudgetError, available_bytes, parse_size
+from nassau.cost.memory import available_bytes
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
@@ -209,7 +209,7 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     if page not in (2, 3):
         raise EngineError(f"page {page} is not drawn (2: E2, 3: E3 after d2)")
     region = Region(max_s=max_s, min_degree=mod.min_degree, max_stem=stem, max_t=max_t)
-    budget = _budget(memory)
+    budget = budget_of(memory)
     room = available_bytes() if budget is None else budget
     estimates = Estimates(mod, spec, region, room)
     if algorithm == "auto":
@@ -236,19 +236,6 @@ def _saved_algorithm(save_dir: str | os.PathLike[str] | None) -> str | None:
         return read_manifest(Path(save_dir)).get("algorithm")
     except (StoreError, OSError):
         return None
-
-
-def _budget(memory: int | str | None) -> int | None:
-    if memory is None:
-        return None
-    if memory == "available":
-        return available_bytes()
-    if isinstance(memory, bool) or not isinstance(memory, (int, str)):
-        raise EngineError(f"memory must be a number of bytes or a size such as '4G' (got {memory!r})")
-    try:
-        return parse_size(memory) if isinstance(memory, str) else max(1, memory)
-    except BudgetError as exc:
-        raise EngineError(str(exc)) from None
 
 
 #: What each argument of `request` and `load` must be, and how an error says it.

@@ -212,25 +212,40 @@ def _compute(args: argparse.Namespace) -> int:
 #: resolve's options a motivic run does not take (yet), with the flag that names each.
 _NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
                 "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
-                "trace": "--trace", "estimate": "--estimate", "memory": "--memory", "force": "--force"}
+                "trace": "--trace"}
 
 
 def _motivic(args: argparse.Namespace) -> int:
-    from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
+    from nassau.api.motivic import motivic_request  # here: classical runs never load the motivic engine
 
     for name, flag in _NOT_MOTIVIC.items():
         value = getattr(args, name, None)
         if value and not (name == "algorithm" and value == "auto"):
             raise UserError(f"{flag} does not go with --motivic (a motivic run takes --stem/--max-t, --max-s, "
-                            "--max-weight, --threads, --save-dir, --json, --svg, --html, --tau-inverted)")
+                            "--max-weight, --threads, --save-dir, --json, --svg, --html, --tau-inverted, "
+                            "--estimate, --memory, --force)")
     if args.page != 2:
         raise UserError("--page does not go with --motivic")
-    check_request(args, [args.json, args.svg, args.html])
-    size = motivic_size(args.stem, args.max_t, args.max_s, args.module)
-    with Reporter(size, f"{args.module} (C-motivic)", args.quiet) as reporter:
-        run = run_motivic(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
-                          threads=args.threads, reporter=reporter,
-                          save_dir=args.save_dir, processes=bool(getattr(args, "processes", False)))
+    estimating = getattr(args, "estimate", False)
+    if getattr(args, "json", None) == "" and not estimating:
+        raise UserError("--json needs a FILE (without one it goes with --estimate)")
+    check_request(args, [] if estimating else [args.json, args.svg, args.html])
+    held = hasattr(args, "memory")  # resolve's own runs are held to a memory budget
+    req = motivic_request(args.module, args.stem, max_t=args.max_t, max_s=args.max_s, max_weight=args.max_weight,
+                          threads=args.threads, save_dir=args.save_dir,
+                          processes=bool(getattr(args, "processes", False)),
+                          memory=(args.memory or "available") if held else None,
+                          force=getattr(args, "force", False), hard_stop=held)
+    if estimating:
+        est = req.estimate()
+        stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else
+               f"{req.label} through {req.region.describe()} ({workers_phrase(req.threads, req.processes)}): "
+               f"{est.line()}\n")
+        return 0
+    req.plan()  # refused here, before any work, when the estimate exceeds the memory budget
+    size = len(req.whole.bidegrees())
+    with Reporter(size, req.label, args.quiet) as reporter:
+        run = req.run(args.max_weight, reporter)
         reporter.phase(f"{run.module.name}: Ext over F_2[tau]")
         text = run.text()
         if args.json:

@@ -15,7 +15,8 @@ from algebra.module.interface import Module
 from algebra.module.spec import ModuleSpec
 from nassau.cost.estimate import Estimate, estimate
 from nassau.cost.generators import GeneratorModel
-from nassau.cost.memory import SHRINK_AT, STOP_AT, MemoryGuard, format_size, tree_rss
+from nassau.cost.memory import (SHRINK_AT, STOP_AT, BudgetError, MemoryGuard, available_bytes, format_size,
+                                parse_size, tree_rss)
 from nassau.engine.errors import EngineError
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolved_module
@@ -33,6 +34,21 @@ ENUMERATED_ODD = 1.75
 
 class MemoryBudgetExceeded(EngineError):
     """The run stopped to stay within its memory budget (one line: what it needs, where, and what is kept)."""
+
+
+def budget_of(memory: int | str | None) -> int | None:
+    """A run's budget in bytes from what its caller gave: None (not held), "available" (the memory available, less a
+    margin), a number of bytes or a size such as "4G"; EngineError (one line) for anything else."""
+    if memory is None:
+        return None
+    if memory == "available":
+        return available_bytes()
+    if isinstance(memory, bool) or not isinstance(memory, (int, str)):
+        raise EngineError(f"memory must be a number of bytes or a size such as '4G' (got {memory!r})")
+    try:
+        return parse_size(memory) if isinstance(memory, str) else max(1, memory)
+    except BudgetError as exc:
+        raise EngineError(str(exc)) from None
 
 
 def usable(budget: int) -> float:

@@ -16,12 +16,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from algebra.module.interface import Module
 from algebra.module.loader import module_from_spec
+from algebra.module.motivic import CTAU, load_motivic
 from algebra.module.spec import ModuleSpec, read_spec
 from charts.atomic import write_text_atomic
 from fp.kernel_cache import source_hash
@@ -29,8 +31,13 @@ from nassau.cost.generators import SPHERES, GeneratorModel, Sphere
 from nassau.cost.jobs import job_features
 from nassau.cost.memory import process_rss
 from nassau.cost.sizes import algebra_dims
+from nassau.engine.motivic import resolve_motivic
 from nassau.engine.region import Region
+from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import resolve, resolved_module
+from nassau.engine.tau_quotient import ALGORITHM as QUOTIENT
+from nassau.engine.tau_quotient import resolve_quotient
+from nassau.store.motivic_save import ALGORITHM as MOTIVIC
 from nassau.store.save_dir import SaveDir, module_fingerprint
 
 #: The probe's stems above the module's bottom, by prime: about half a second of work for the sphere.
@@ -42,8 +49,14 @@ ODD_PROBE_STEM = 90
 #: At odd primes both are measured on S_3 through stem 150, s <= 40, so that --algorithm auto compares like with
 #: like: fitted through stem 100 the standard step's S_3 through stem 200 came out at 11 s of its 25 s (Nassau's,
 #: from stem 130, at 21 s of 14 s), which ranked the two the wrong way round there.
+#: Motivic runs are measured on their own engines: the sphere over A^C on the rectangle t <= 78, s <= 28 (what a run
+#: through stem 50, s <= 27 resolves: 4 s; on the rectangle t <= 50 the matrices' entries got no weight, and the
+#: sphere through stem 60, every s came out at 0.65 of its time), C(tau) over A^C/tau through stem 60, s <= 31.
 CALIBRATIONS = {("2", "nassau"): ("S_2", 80, 43), ("2", "standard"): ("S_2", 45, 25),
-                ("odd", "nassau"): ("S_3", 150, 40), ("odd", "standard"): ("S_3", 150, 40)}
+                ("odd", "nassau"): ("S_3", 150, 40), ("odd", "standard"): ("S_3", 150, 40),
+                ("2", "motivic"): ("S_2", 50, 28), ("2", "tau-quotient"): ("Ctau", 60, 31)}
+#: The motivic engines' algorithm names (as their save directories carry them) and their calibrations' kinds.
+MOTIVIC_KINDS = {MOTIVIC: "motivic", QUOTIENT: "tau-quotient"}
 
 
 def cache_dir() -> Path:
@@ -103,22 +116,24 @@ def reference(module: Module, algorithm: str) -> Sphere | None:
     return SPHERES.get(over.algebra.prime) if over.profile.is_full else None
 
 
-def cached_probe(module: Module, spec: ModuleSpec, algorithm: str, probe: Region) -> GeneratorModel | None:
-    data = _read(cache_dir() / "probes" / f"{probe_key(spec, algorithm, probe)}.json")
-    return None if data is None else _model(data, probe, reference(module, algorithm))
-
-
 def probe(module: Module, spec: ModuleSpec, algorithm: str, region: Region) -> GeneratorModel:
     """The generator model of this module from its probe, run now (one thread, a few tenths of a second) unless
     kept from an earlier estimate."""
     where = probe_region(module, region)
-    model = cached_probe(module, spec, algorithm, where)
-    if model is not None:
-        return model
-    res = resolve(module, where, algorithm, threads=1)
-    counts = [[s, t - s - where.min_degree, k] for (s, t), k in res.dims().items() if k]
-    _write(cache_dir() / "probes" / f"{probe_key(spec, algorithm, where)}.json", {"counts": counts})
-    return _model({"counts": counts}, where, reference(module, algorithm))
+    return kept_probe(spec, algorithm, where, lambda: resolve(module, where, algorithm, threads=1),
+                      reference(module, algorithm))
+
+
+def kept_probe(spec: ModuleSpec, algorithm: str, where: Region, compute: Callable[[], Resolution],
+               curve: Sphere | None) -> GeneratorModel:
+    """A probe's generator model over `where`: its counts kept in the cache, else compute() (a resolution whose
+    generators are the probe's over that region) run now and its counts kept."""
+    path = cache_dir() / "probes" / f"{probe_key(spec, algorithm, where)}.json"
+    data = _read(path)
+    if data is None:
+        data = {"counts": [[s, t - s - where.min_degree, k] for (s, t), k in compute().dims().items() if k]}
+        _write(path, data)
+    return _model(data, where, curve)
 
 
 def _model(data: dict, probe: Region, curve: Sphere | None) -> GeneratorModel:
@@ -127,9 +142,10 @@ def _model(data: dict, probe: Region, curve: Sphere | None) -> GeneratorModel:
 
 
 def kind(prime: int, algorithm: str) -> tuple[str, str]:
-    """Which calibration a run's time is measured by: the prime's (2 or odd) and the step's (Nassau's, or the
-    standard one, which the change of rings and the unstable algebra take too)."""
-    return ("2" if prime == 2 else "odd", "nassau" if algorithm == "nassau" else "standard")
+    """Which calibration a run's time is measured by: the prime's (2 or odd) and the step's (Nassau's, the motivic
+    engines', or the standard one, which the change of rings and the unstable algebra take too)."""
+    step = MOTIVIC_KINDS.get(algorithm) or ("nassau" if algorithm == "nassau" else "standard")
+    return ("2" if prime == 2 else "odd", step)
 
 
 def cached_machine(prime: int, algorithm: str) -> dict | None:
@@ -158,14 +174,15 @@ def machine(prime: int, algorithm: str) -> dict:
 
 
 def calibrate(name: str, stem: int, max_s: int, algorithm: str) -> dict:
-    """Resolve `name` through `stem`, s <= max_s, on one thread after a small warm-up run (which loads the kernels),
-    timing each job; fit seconds per unit of each job feature (non-negative least squares). Jobs are timed in CPU
-    seconds, which a machine shared with other work does not inflate as it does wall time: the estimate is of a run
-    with the cores to itself, and the ETA of a running one corrects for what it gets."""
-    startup, floor = _small_run(name)
-    spec = read_spec(name)
+    """Resolve `name` through `stem`, s <= max_s (by the engine of the kind `algorithm`, over its region: _timed_run),
+    on one thread after a small warm-up run (which loads the kernels), timing each job; fit seconds per unit of each
+    job feature (non-negative least squares). Jobs are timed in CPU seconds, which a machine shared with other work
+    does not inflate as it does wall time: the estimate is of a run with the cores to itself, and the ETA of a
+    running one corrects for what it gets."""
+    startup, floor = _small_run(name, () if algorithm in CLASSICAL else ("--motivic",))
+    spec = read_spec("S_2" if name == CTAU else name)
     module = module_from_spec(spec)
-    resolve(module, Region(max_s=min(max_s, 8), min_degree=0, max_stem=20), algorithm, threads=1)
+    _timed_run(name, module, algorithm, min(max_s, 8), 20, None)  # the warm-up: the kernels loaded
     times: dict[tuple[int, int], float] = {}
     last = [time.process_time()]
 
@@ -174,8 +191,7 @@ def calibrate(name: str, stem: int, max_s: int, algorithm: str) -> dict:
         times[(s, t)] = now - last[0]
         last[0] = now
 
-    region = Region(max_s=max_s, min_degree=0, max_stem=stem)
-    res = resolve(module, region, algorithm, threads=1, on_done=done)
+    res, region = _timed_run(name, module, algorithm, max_s, stem, done)
     gens = np.zeros((max_s + 1, region.t_limit + 1))
     for (s, t), k in res.dims().items():
         gens[s, t] = k
@@ -196,6 +212,23 @@ def calibrate(name: str, stem: int, max_s: int, algorithm: str) -> dict:
             "calibrated_on": f"{name} through stem {stem}, s <= {max_s}, {algorithm}", "seconds": float(seconds.sum()),
             "residual": residual, "load_average": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC",
                                                                                           time.gmtime())}
+
+
+CLASSICAL = ("nassau", "standard")
+
+
+def _timed_run(name: str, module: Module, algorithm: str, max_s: int, stem: int, done) -> tuple[Resolution, Region]:
+    """One thread of the calibration's engine through `stem`, s <= max_s, done(s, t) after each job; the resolution
+    and the region its jobs covered: the stem's for the classical steps and C(tau), the rectangle t <= stem + max_s
+    for the sphere over A^C (what a run through the stem resolves, nassau.engine.motivic.motivic_region)."""
+    if algorithm in CLASSICAL:
+        region = Region(max_s=max_s, min_degree=0, max_stem=stem)
+        return resolve(module, region, algorithm, threads=1, on_done=done), region
+    if algorithm == "tau-quotient":
+        region = Region(max_s=max_s, min_degree=0, max_stem=stem)
+        return resolve_quotient(load_motivic(CTAU), region, on_done=done), region
+    region = Region(max_s=max_s, min_degree=0, max_t=stem + max_s)
+    return resolve_motivic(load_motivic(name), region, on_done=done), region
 
 
 #: A calibration job taking more than this many times what the first fit gives its sizes is left out of the fit.
@@ -224,12 +257,12 @@ _MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], capt
             "r = resource.getrusage(resource.RUSAGE_CHILDREN); print(r.ru_utime + r.ru_stime, r.ru_maxrss * 1024)")
 
 
-def _small_run(name: str) -> tuple[float, int]:
-    """CPU seconds and peak resident bytes of `nassau resolve NAME --stem 20 --max-s 8` in a fresh process: the
-    start-up and the memory floor of any run."""
+def _small_run(name: str, extra: tuple[str, ...] = ()) -> tuple[float, int]:
+    """CPU seconds and peak resident bytes of `nassau resolve NAME --stem 20 --max-s 8` (and `extra`) in a fresh
+    process: the start-up and the memory floor of any run."""
     try:
         out = subprocess.run([sys.executable, "-c", _MEASURE, sys.executable, "-m", "nassau", "resolve", name,
-                              *SMALL_RUN], capture_output=True, text=True, timeout=320, check=True)
+                              *SMALL_RUN, *extra], capture_output=True, text=True, timeout=320, check=True)
         cpu, peak = out.stdout.split()
         return float(cpu), int(peak)
     except (OSError, subprocess.SubprocessError, ValueError):

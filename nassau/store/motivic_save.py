@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from algebra.module.motivic import MotivicModule
-from algebra.module.spec import read_spec
+from algebra.module.motivic import CTAU, MotivicModule
+from algebra.module.spec import ModuleSpec, read_spec
 from nassau.engine.motivic import Cycles, FactoredCycles, MotivicResolution, kernel_cycles
 from nassau.engine.region import Region
 from nassau.store.save_dir import SaveDir, StoreError
@@ -28,13 +28,17 @@ from nassau.store.save_dir import SaveDir, StoreError
 ALGORITHM = "motivic"
 
 
+def motivic_spec(module_name: str, motivic: MotivicModule) -> ModuleSpec:
+    """The definition a motivic run of `module_name` is of: Ctau's is the sphere's, named as the user named it."""
+    if motivic.module.name == CTAU:
+        return replace(read_spec("S_2"), name=CTAU)
+    return read_spec(module_name)
+
+
 class MotivicSave:
     def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region,
                  algorithm: str | None = None) -> None:
-        if motivic.module.name == "Ctau":  # the sphere's definition, named as the user named the run
-            spec = replace(read_spec("S_2"), name="Ctau")
-        else:
-            spec = read_spec(module_name)
+        spec = motivic_spec(module_name, motivic)
         self.cycles = algorithm is None  # a resolution over A^C, whose steps read the kernels kept
         self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM if algorithm is None else algorithm)
         self.store.open(region)
