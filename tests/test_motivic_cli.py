@@ -57,7 +57,6 @@ def test_api_and_threads_agree() -> None:
     (["Joker", "--motivic", "--stem", "10"], "give a 'weights' field"),
     (["tmf2", "--motivic", "--stem", "10"], "finite modules over the whole algebra"),
     (["S_2", "--motivic", "--stem", "10", "--d2"], "--d2 does not go with --motivic"),
-    (["S_2", "--motivic", "--stem", "10", "--processes"], "M_2/tau coefficients only (Ctau)"),
     (["S_2", "--stem", "10", "--tau-inverted"], "go with --motivic"),
 ])
 def test_bad_input_is_one_line(args: list[str], needle: str) -> None:

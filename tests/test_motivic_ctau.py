@@ -41,7 +41,6 @@ from algebra.module.motivic import load_motivic
 from fp import field, reduce_with_identity
 from nassau.api.motivic import MotivicRun, default_threads, motivic_size, quotient_region, resolved_region
 from nassau.engine import tau_quotient
-from nassau.engine.errors import EngineError
 from nassau.engine.motivic import motivic_region, resolve_motivic
 from nassau.engine.region import Region
 from nassau.engine.tau_quotient import WHOLE_BITS, reduce_by_weight, resolve_quotient, weight_preserving
@@ -190,8 +189,7 @@ def test_the_weight_blocks_reduce_as_the_whole_masked_matrix(seed: int, monkeypa
 
 def test_worker_processes_give_the_one_thread_output(tmp_path: Path) -> None:
     """C(tau) through stem 36, s <= 16, on two worker processes (a step whose kernel the other process kept
-    computes it again) and on one thread: the same JSON; saved by the processes' run and resumed, the same again.
-    The sphere over A^C is refused in one line (docs/motivic.md says why)."""
+    computes it again) and on one thread: the same JSON; saved by the processes' run and resumed, the same again."""
     one = nassau.resolve("Ctau", stem=36, max_s=16, motivic=True, threads=1, progress=False)
     two = nassau.resolve("Ctau", stem=36, max_s=16, motivic=True, threads=2, processes=True, progress=False,
                          save_dir=tmp_path / "ctau")
@@ -199,8 +197,20 @@ def test_worker_processes_give_the_one_thread_output(tmp_path: Path) -> None:
     again = nassau.resolve("Ctau", stem=36, max_s=16, motivic=True, threads=1, progress=False,
                            save_dir=tmp_path / "ctau")
     assert again.loaded == len(quotient_region_of(36, 16).bidegrees()) and again.json_text() == one.json_text()
-    with pytest.raises(EngineError, match="M_2/tau coefficients only"):
-        nassau.resolve("S_2", stem=10, motivic=True, threads=2, processes=True, progress=False)
+
+
+def test_the_sphere_over_ac_on_worker_processes_gives_the_one_thread_output(tmp_path: Path) -> None:
+    """The sphere over A^C through stem 36, s <= 16, on two worker processes (each step on the worker that ran the
+    one below it, which holds the kernel it reads: on another it is not there) and on one thread: the same JSON;
+    saved by the processes' run through stem 30 and resumed through 36 on processes again, the same."""
+    one = nassau.resolve("S_2", stem=36, max_s=16, motivic=True, threads=1, progress=False)
+    two = nassau.resolve("S_2", stem=36, max_s=16, motivic=True, threads=2, processes=True, progress=False)
+    assert two.json_text() == one.json_text()
+    save = tmp_path / "s2"
+    nassau.resolve("S_2", stem=30, max_s=16, motivic=True, threads=2, processes=True, progress=False, save_dir=save)
+    again = nassau.resolve("S_2", stem=36, max_s=16, motivic=True, threads=2, processes=True, progress=False,
+                           save_dir=save)
+    assert again.loaded > 0 and again.json_text() == one.json_text()
 
 
 def quotient_region_of(stem: int, max_s: int) -> Region:

@@ -422,3 +422,32 @@ def test_a_lock_whose_maker_is_killed_holding_it_lets_its_waiters_go(tmp_path: P
     while time.time() < deadline and not said.exists():
         time.sleep(0.05)
     assert said.read_text() == "gone"
+
+
+def test_bound_jobs_stay_on_their_worker_and_chains_spread(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """With bound (the motivic steps': (s, t) on the worker that ran (s - 1, t)) each job after the fork runs on the
+    worker that ran the one it is bound to, and the chains (bound to none at s = 0) spread, so that both workers run
+    a fair share. Jobs with t >= 8 are made heavy."""
+    monkeypatch.setattr(processes, "LIGHT", 0.001)
+    region = Region(max_s=6, min_degree=0, max_t=40)
+    ran = tmp_path / "ran"
+    main = threading.get_ident()
+
+    def work(s: int, t: int) -> None:
+        if t >= 8:
+            time.sleep(0.004)
+        with open(ran, "a") as f:
+            f.write(f"{s} {t} {os.getpid()} {threading.get_ident()}\n")
+
+    res = Resolution(load_module("S_2"))
+    run_processes(res, region.bidegrees(), lambda s, t: [(s, t - 1), (s - 1, t)], lambda s, t: work(s, t), 2,
+                  bound=lambda s, t: (s - 1, t) if s else None)
+    where = {(int(s), int(t)): (int(pid), int(thread))
+             for s, t, pid, thread in (line.split() for line in ran.read_text().splitlines())}
+    assert sorted(where) == sorted(region.bidegrees())
+    before = {job for job, (pid, thread) in where.items() if pid == os.getpid() and thread == main}
+    after = [job for job in where if job not in before]
+    assert after and all(where[(s, t)] == where[(s - 1, t)] for s, t in after if s and (s - 1, t) not in before)
+    shares = [sum(where[j] == w for j in after) / len(after) for w in set(where[j] for j in after)]
+    assert len(shares) == 2 and min(shares) > 0.3, shares

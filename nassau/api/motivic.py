@@ -280,7 +280,7 @@ class MotivicRequest:
                                            processes=self.processes)
                 else:
                     res = resolve_motivic(self.mod, resolved_region(self.region), threads=self.threads,
-                                          on_done=done, store=store)
+                                          on_done=done, store=store, processes=self.processes)
         finally:
             if store is not None:
                 store.close()
@@ -304,9 +304,6 @@ def motivic_request(module: str, stem: int | None = None, *, max_t: int | None =
         raise EngineError(f"threads must be at least 1 (got {threads})")
     mod = load_motivic(module)
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
-    if processes and not mod.tau_quotient:
-        raise EngineError("worker processes take a motivic run with M_2/tau coefficients only (Ctau); over A^C each "
-                          "step reads the kernel the one below it kept (docs/motivic.md): use --threads")
     whole = resolved_whole(mod, region)
     threads = default_threads(whole) if threads is None else threads
     return MotivicRequest(module, mod, region, whole, threads, processes, save_dir, budget_of(memory),
@@ -320,9 +317,9 @@ def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = Non
     """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
     rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs, or with M_2/tau
     coefficients F_2 over A^C/tau on the region and one filtration more (quotient_region); ModuleError, RegionError
-    or EngineError (one line each) on bad input. processes: worker processes instead of threads, with M_2/tau
-    coefficients only (a resolution over A^C keeps kernels its next step reads; docs/motivic.md). threads=None: the
-    cores, one for a run of fewer than SMALL_RUN_BIDEGREES bidegrees. memory, force, hard_stop: motivic_request."""
+    or EngineError (one line each) on bad input. processes: all but one of the threads' workers are forked worker
+    processes (the same output). threads=None: the cores, one for a run of fewer than SMALL_RUN_BIDEGREES
+    bidegrees. memory, force, hard_stop: motivic_request."""
     return motivic_request(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight, threads=threads,
                            save_dir=save_dir, processes=processes, memory=memory, force=force,
                            hard_stop=hard_stop).run(max_weight, reporter)

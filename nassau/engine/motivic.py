@@ -49,6 +49,7 @@ import numpy as np
 from algebra.milnor.motivic_weight import degree_weights
 from algebra.module.motivic import MotivicModule
 from fp.left_kernel import left_kernel, triangular_split
+from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.resolution import Added, Resolution
 from nassau.engine.scheduler import run_jobs
@@ -122,6 +123,13 @@ class MotivicResolution(Resolution):
                 raise ValueError("the record's weights do not match its generators")
             self._extend_weights(added.s, added.weights)
         super().add(added)
+
+    def take_kernel(self, s: int, t: int):
+        """Drop the kernels kept for (s + 1, t), which another worker ran (nassau.engine.processes): the classical
+        one and the motivic one."""
+        with self._lock:
+            self.cycles.pop((s, t), None)
+        return super().take_kernel(s, t)
 
     def algebra_weights(self, d: int) -> np.ndarray:
         found = self._algebra_weights.get(d)
@@ -255,6 +263,7 @@ def motivic_region(region: Region) -> Region:
 class Store(Protocol):
     def load_into(self, res: MotivicResolution, region: Region) -> int: ...
     def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None: ...
+    def save_kernel(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None: ...
 
 
 def started(motivic: MotivicModule, region: Region, store: Store | None) -> tuple[MotivicResolution,
@@ -269,16 +278,38 @@ def started(motivic: MotivicModule, region: Region, store: Store | None) -> tupl
 
 
 def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on_done=None,
-                    store: Store | None = None) -> MotivicResolution:
+                    store: Store | None = None, processes: bool = False) -> MotivicResolution:
     """Every bidegree of motivic_region(region) not loaded from the store: the standard order, (s, t) after
-    (s, t-1) and (s-1, t), each kernel kept for the next filtration; each saved to the store as it finishes."""
+    (s, t-1) and (s-1, t), each kernel kept for the next filtration; each saved to the store as it finishes.
+    processes: all but one of the `threads` workers are forked processes (nassau.engine.processes), each step
+    bound to the worker that ran the one below it, which holds the kernel it reads: every step reads the kernel a
+    one-thread run's reads, so the output is the same for any workers. A worker saves the kernel it keeps, this
+    process the rest of the bidegree once its record is here."""
     whole = motivic_region(region)
     res, jobs = started(motivic, whole, store)
+
+    def deps(s: int, t: int) -> list[tuple[int, int]]:
+        return [(s, t - 1), (s - 1, t)]
+
+    if processes and threads > 1:
+        def step(s: int, t: int) -> None:
+            kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
+            if store is not None:
+                store.save_kernel(res, s, t, kept)
+
+        def done(s: int, t: int) -> None:  # here, where the resolution holds (s, t) whoever computed it
+            if store is not None:
+                store.save(res, s, t, None)
+            if on_done is not None:
+                on_done(s, t)
+
+        run_processes(res, jobs, deps, step, threads, done, bound=lambda s, t: (s - 1, t) if s else None)
+        return res
 
     def work(s: int, t: int) -> None:
         kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
         if store is not None:
             store.save(res, s, t, kept)
 
-    run_jobs(jobs, lambda s, t: [(s, t - 1), (s - 1, t)], work, threads, on_done)
+    run_jobs(jobs, deps, work, threads, on_done)
     return res

@@ -62,9 +62,13 @@ HEAVY = 0.1
 
 def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[int, int], Iterable[BidegreeST]],
                   work: Callable[[int, int], None], workers: int,
-                  on_done: Callable[[int, int], None] | None = None) -> None:
+                  on_done: Callable[[int, int], None] | None = None,
+                  bound: Callable[[int, int], BidegreeST | None] | None = None) -> None:
     """Run work(s, t) for every job on `workers` workers, each after its dependencies: a thread here and workers - 1
-    forked processes, whose results are added to `res` here; on_done(s, t) is called here once (s, t) is in `res`."""
+    forked processes, whose results are added to `res` here; on_done(s, t) is called here once (s, t) is in `res`.
+    bound(s, t): the job whose worker must run (s, t) too (a motivic step reads the kernel the step below it kept,
+    which stays in that worker), None for any worker (the chains then spread over the workers as they come free:
+    S_2's columns t alternate between two)."""
     graph = JobGraph(jobs, deps)
     tables_for(res.algebra).share_between_processes()
     _run_here_while_light(graph, work, on_done)
@@ -93,14 +97,32 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
     conns.append(here.conn)
     log = _Log(len(conns))
     queued: list[deque[BidegreeST]] = [deque() for _ in conns]
+    ran: dict[BidegreeST, int] = {}  # the worker that ran each job since the fork (bound jobs only)
+    waiting: list[deque[BidegreeST]] = [deque() for _ in conns]  # ready, bound to that worker
+
+    def take(k: int) -> BidegreeST | None:
+        """Worker k's next job: one bound to it, else one bound to none (those bound to another wait for it)."""
+        if waiting[k]:
+            return waiting[k].popleft()
+        while graph.ready:
+            job = graph.pop()
+            before = bound(*job) if bound is not None else None
+            owner = ran.get(before) if before is not None else None
+            if owner is None or owner == k:
+                return job
+            waiting[owner].append(job)
+        return None
+
     helping = [False] * len(conns)
     asked = [False] * len(conns)  # asked to share its step's pieces, and has not offered any since
     offers: list[tuple] = []  # (owner, serial, recipes, offsets) of the steps whose pieces others may compute
     try:
         while graph.left:
             for k, sender in enumerate(senders):
-                while len(queued[k]) < QUEUED and graph.ready:
-                    job = graph.pop()
+                while len(queued[k]) < QUEUED:
+                    job = take(k)
+                    if job is None:
+                        break
                     sender.send(("job", job, log.news(k)))
                     queued[k].append(job)
             if slab is not None:
@@ -136,6 +158,8 @@ def run_processes(res: Resolution, jobs: Iterable[BidegreeST], deps: Callable[[i
                     if kind != "here":
                         _adopt(res, added)
                     log.append(k, added)
+                    if bound is not None:
+                        ran[job] = k
                     graph.finish(job)
                     if on_done is not None:
                         on_done(*job)

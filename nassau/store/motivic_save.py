@@ -44,21 +44,27 @@ class MotivicSave:
         self.store.open(region)
 
     def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None:
-        """(s, t)'s weights and kept kernel first, then its bidegree file; and (s - 1, t)'s kernel is no longer
-        needed."""
+        """(s, t)'s weights and kept kernel first (the kernel: save_kernel, which a worker process calls itself
+        where it keeps it, before its record reaches the process saving the rest), then its bidegree file; and
+        (s - 1, t)'s kernel is no longer needed."""
+        self.save_kernel(res, s, t, kept)
         fs = res.free(s)
         first, last = fs.gens_below(t), fs.gens_below(t + 1)
         weights = np.array(res.weights[s][first:last], dtype=np.int64).view(np.uint64).reshape(-1, 1)
         self.store.save_map_rows("weights", s, t, weights, 64, 0)
-        if kept is not None:
-            every = np.arange(len(kept.weights))
-            self.store.save_map_rows("cycles", s, t, kept.natural(every, res.field), fs.dimension(t), 0)
-            meta = np.stack([kept.weights, kept.pivots], axis=1).astype(np.int64).view(np.uint64)
-            self.store.save_map_rows("cycle_meta", s, t, meta, 128, 0)
         self.store.save(res, s, t)
         if s > 0:
             for kind in ("cycles", "cycle_meta"):
                 (self.store.path / kind / f"{s - 1}_{t}.bin").unlink(missing_ok=True)
+
+    def save_kernel(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None:
+        """The kernel (s, t) keeps for (s + 1, t), as the next step reads it (none: nothing)."""
+        if kept is None:
+            return
+        every = np.arange(len(kept.weights))
+        self.store.save_map_rows("cycles", s, t, kept.natural(every, res.field), res.free(s).dimension(t), 0)
+        meta = np.stack([kept.weights, kept.pivots], axis=1).astype(np.int64).view(np.uint64)
+        self.store.save_map_rows("cycle_meta", s, t, meta, 128, 0)
 
     def load_into(self, res: MotivicResolution, region: Region) -> int:
         """Every saved bidegree that extends what is loaded, with its weights, and the kernels the rest of the region
