@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,21 @@ from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import resolve
 
 DATA = Path(__file__).parent / "data" / "sseq"
+#: A machine's constants as a calibration writes them, for tests that need a wall time but not a real one.
+FAKE_MACHINE = {"coefficients": [1e-4, 1e-6, 1e-3, 1e-7], "startup_s": 0.5, "floor_bytes": 150e6,
+                "calibrated_on": "a test", "seconds": 1.0, "residual": 0.0, "load_average": 0.0, "date": "today"}
+
+
+def fake_cost_cache(where: Path, kinds: list[tuple[str, str]]) -> Path:
+    """A cost cache at `where` (the caller points NASSAU_COST_DIR at it) holding FAKE_MACHINE for each calibration
+    kind (prime kind, step kind), so that a test's estimates run no calibration."""
+    from nassau.cost import calibration
+
+    for kind in kinds:
+        path = calibration._machine_path(*kind)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(FAKE_MACHINE))
+    return where
 
 
 def golden(name: str) -> str:

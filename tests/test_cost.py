@@ -34,11 +34,7 @@ from nassau.cost.sizes import algebra_dims, free_dims
 from nassau.engine.region import Region
 from nassau.engine.resolve import resolve
 from nassau.store.save_dir import SaveDir
-from tests.helpers import assert_one_line_error, cli, run_cli
-
-#: A machine's constants as a calibration writes them, for tests that need a wall time but not a real one.
-FAKE_MACHINE = {"coefficients": [1e-4, 1e-6, 1e-3, 1e-7], "startup_s": 0.5, "floor_bytes": 150e6,
-                "calibrated_on": "a test", "seconds": 1.0, "residual": 0.0, "load_average": 0.0, "date": "today"}
+from tests.helpers import FAKE_MACHINE, assert_one_line_error, cli, fake_cost_cache, run_cli
 
 
 @pytest.fixture
@@ -46,11 +42,7 @@ def cost_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cost cache of the test's own, holding fake machine constants for p = 2 (no calibration run)."""
     where = tmp_path / "cost"
     monkeypatch.setenv("NASSAU_COST_DIR", str(where))
-    for step in ("nassau", "standard"):
-        path = calibration._machine_path("2", step)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(FAKE_MACHINE))
-    return where
+    return fake_cost_cache(where, [("2", "nassau"), ("2", "standard")])
 
 
 @pytest.mark.parametrize("prime, profile, top", [(2, FULL, 160), (2, a_n(1), 20), (2, a_n(2), 40),

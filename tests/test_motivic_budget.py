@@ -17,22 +17,14 @@ from nassau.cost.motivic import probe
 from nassau.engine.tau_quotient import resolve_quotient
 from nassau.engine.region import Region
 from nassau.store.motivic_save import motivic_spec
-from tests.helpers import assert_one_line_error, cli, run_cli
-
-FAKE_MACHINE = {"coefficients": [1e-4, 1e-6, 1e-3, 1e-7], "startup_s": 0.5, "floor_bytes": 150e6,
-                "calibrated_on": "a test", "seconds": 1.0, "residual": 0.0, "load_average": 0.0, "date": "today"}
-
+from tests.helpers import assert_one_line_error, cli, fake_cost_cache, run_cli
 
 @pytest.fixture
 def cost_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A cost cache of the test's own, with fake constants for both motivic engines (no calibration run)."""
     where = tmp_path / "cost"
     monkeypatch.setenv("NASSAU_COST_DIR", str(where))
-    for algorithm in calibration.MOTIVIC_KINDS:
-        path = calibration._machine_path(*calibration.kind(2, algorithm))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(FAKE_MACHINE))
-    return where
+    return fake_cost_cache(where, [calibration.kind(2, algorithm) for algorithm in calibration.MOTIVIC_KINDS])
 
 
 def test_the_probe_counts_the_motivic_resolutions_generators(cost_dir: Path) -> None:

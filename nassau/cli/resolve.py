@@ -59,7 +59,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                        help="run all but one of the THREADS workers of --threads as forked processes of this machine, "
                             "each with a copy of the resolution and product tables they share (no shared "
                             "interpreter lock); --no-processes: threads only (default: whichever the estimate says "
-                            "is faster here, docs/estimate.md; with --motivic, for Ctau only)")
+                            "is faster here, docs/estimate.md; with --motivic: threads unless --processes)")
     _chart_files(res, estimate=True)
     chart_products_arg(res)
     _page_args(res)

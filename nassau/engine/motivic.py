@@ -182,14 +182,14 @@ class FactoredCycles:
         return out | field_.scatter(field_.gather(residual, self.new), np.arange(n, width), width)
 
 
-def reduce_weighted(rows: np.ndarray, weights: np.ndarray, cycles: Cycles | FactoredCycles, res: Resolution
+def reduce_weighted(coords: np.ndarray, weights: np.ndarray, cycles: Cycles | FactoredCycles, res: Resolution
                     ) -> tuple[np.ndarray, FactoredCycles]:
-    """One step's elimination (see the module's docstring). rows: d on F_s's old basis in degree t (packed, with
-    weights), each in the span of the cycles of weight <= its own. Returns the new generators (a mask over the
-    cycles) and ker d_s over the old basis and the new generators (new ones last) for the next step."""
+    """One step's elimination (see the module's docstring). coords: d on F_s's old basis in degree t, each row (with
+    its weight) in the cycle basis (packed, n x m: the matrix's entries at the cycles' pivots), in the span of the
+    cycles of weight <= its own. Returns the new generators (a mask over the cycles) and ker d_s over the old basis
+    and the new generators (new ones last) for the next step."""
     f = res.field
     n, m = len(weights), len(cycles.weights)
-    coords = f.gather(rows, cycles.pivots)  # n x m: each row in the cycle basis
     fresh = np.ones(m, dtype=bool)
     blocks = []
     for w in np.unique(cycles.weights)[::-1]:
@@ -230,7 +230,9 @@ def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tru
         cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), every, every)
     else:
         cycles = res.cycles.pop((s - 1, t))  # kept by (s - 1, t), a dependency
-    fresh, kernel = reduce_weighted(rows, weights, cycles, res)
+    coords = res.field.gather(rows, cycles.pivots)  # all the step reads of the matrix
+    del rows  # the step's largest array is not held through its eliminations
+    fresh, kernel = reduce_weighted(coords, weights, cycles, res)
     if keep_kernel:
         with res._lock:
             res.cycles[(s, t)] = kernel
