@@ -36,7 +36,7 @@ def test_the_probe_counts_the_motivic_resolutions_generators(cost_dir: Path) -> 
     for (s, t), k in run.resolution.dims().items():
         if t - s <= model.probe_stem and s <= model.probe_s:
             assert model.exact[s, t - s] == k, (s, t)
-    quotient = resolve_quotient(load_motivic("Ctau"), Region(max_s=13, min_degree=0, max_t=24))  # a row more, as the run
+    quotient = resolve_quotient(load_motivic("Ctau"), Region(max_s=13, min_degree=0, max_t=24))  # the run's extra row
     assert quotient.dims() == run.resolution.dims()
 
 

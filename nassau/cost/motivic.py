@@ -6,8 +6,9 @@ the classical ones of a resolution with the motivic generators; and in every (s,
 A^C/tau-resolution's of M/tau (F/tau is a minimal A^C/tau-resolution of M/tau, F being tau-free), which the
 tau-quotient engine finds in a second on the stem-shaped region. So the probe is that run, through PROBE_STEM stems
 and every row to PROBE_STEM + 2 (the h_0 and h_1 towers reach s = n), and beyond it the generators follow the motivic
-sphere's curve (SPHERE_C) scaled to it (nassau.cost.generators). The sphere over A^C resolves the rectangle t <= T (motivic_region), C(tau)
-the stem-shaped region; each engine is calibrated on its own (nassau.cost.calibration.CALIBRATIONS).
+sphere's curve (SPHERE_C) scaled to it (nassau.cost.generators). The sphere over A^C resolves the rectangle t <= T
+(motivic_region), C(tau) the stem-shaped region; each engine is calibrated on its own
+(nassau.cost.calibration.CALIBRATIONS).
 """
 from __future__ import annotations
 
