@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -214,6 +214,8 @@ class MotivicRequest:
     budget_named: bool = False
     force: bool = False
     hard_stop: bool = False
+    #: plan()'s estimate, made once (the command line plans before its progress bar, the run again).
+    _planned: Estimate | None = field(default=None, repr=False)
 
     @property
     def algorithm(self) -> str:
@@ -225,8 +227,9 @@ class MotivicRequest:
 
     @property
     def small(self) -> bool:
-        """Whether the run stays within its probe's stems (a second or so): it gets no estimate of its own."""
-        return self.region.t_limit - self.region.min_degree <= PROBE_STEM
+        """Whether the run reaches no stem beyond its probe's (a second or so): it gets no estimate of its own."""
+        top = self.region.max_stem if self.region.max_stem is not None else self.region.t_limit
+        return top - self.region.min_degree <= PROBE_STEM
 
     def estimate(self, timed: bool = True, whole: Region | None = None) -> Estimate:
         """What the run (or one over `whole`) will cost (nassau.cost.motivic). timed: with the wall time
@@ -240,8 +243,11 @@ class MotivicRequest:
         shows as it starts (None for a small run, or one not held to a budget)."""
         if self.budget is None or self.small:
             return None
+        if self._planned is not None:
+            return self._planned
         est = self.estimate(timed=False)
         if fits(est, self.budget) or self.force:
+            self._planned = est
             return est
         largest = None
         low, high = self.region.min_degree, self.region.chart_max_stem
