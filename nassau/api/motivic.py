@@ -27,7 +27,7 @@ from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_sv
 from charts.text import graded_dimension_string
 from fp.threads import cores
 from nassau.api.progress import Reporter, workers_phrase
-from nassau.cost.budget import HeldRun, budget_of, fits, refusal
+from nassau.cost.budget import HeldRun, budget_of, fits, largest_stem, refusal
 from nassau.cost.estimate import Estimate
 from nassau.cost.motivic import PROBE_STEM, motivic_estimate
 from nassau.engine.errors import EngineError
@@ -249,15 +249,8 @@ class MotivicRequest:
         if fits(est, self.budget) or self.force:
             self._planned = est
             return est
-        largest = None
-        low, high = self.region.min_degree, self.region.chart_max_stem
-        while low <= high:  # the largest stem whose run fits, by the same estimate
-            mid = (low + high) // 2
-            part = Region(max_s=self.region.max_s, min_degree=self.region.min_degree, max_stem=mid)
-            if fits(self.estimate(False, resolved_whole(self.mod, part)), self.budget):
-                largest, low = mid, mid + 1
-            else:
-                high = mid - 1
+        largest = largest_stem(self.region, lambda part: fits(self.estimate(False, resolved_whole(self.mod, part)),
+                                                              self.budget))
         raise EngineError(refusal(self.label, self.region, est, self.budget, largest, self.budget_named))
 
     def run(self, max_weight: int | None = None, reporter: Reporter | None = None) -> MotivicRun:

@@ -102,8 +102,12 @@ class Request:
                              self.memory, gm, saving=self.store is not None)
         part = None
         if not fits(est, self.memory):
-            largest = largest_stem(self.module, self.spec, self.region, self.algorithm, self.threads,
-                                   self.processes, self.memory, gm)
+            def fits_through(part: Region) -> bool:
+                est, _ = fitted(self.module, self.spec, part, self.algorithm, self.threads, self.processes,
+                                self.memory, gm)
+                return fits(est, self.memory)
+
+            largest = largest_stem(self.region, fits_through)
             if not self.force:
                 raise EngineError(refusal(self.spec.display, self.region, est, self.memory, largest,
                                           self.memory_named))
@@ -326,7 +330,7 @@ def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: in
     given = [name for name, value in unsupported.items() if value not in (None, False)]
     if given:
         raise EngineError(f"a motivic run does not take {', '.join(given)} (it takes stem or max_t, max_s, "
-                          "max_weight, threads, save_dir, and processes with M_2/tau coefficients)")
+                          "max_weight, threads, save_dir, processes)")
     _check_arguments({"stem", "max_t", "threads", "save_dir"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
                      threads=threads, save_dir=save_dir)
     label = f"{module} (C-motivic)"

@@ -23,10 +23,10 @@ from charts.model import Chart
 from charts.seqsee import to_seqsee
 from charts.svg import to_svg
 from charts.text import with_axes
+from fp.threads import cores
 from gpu import device as gpu_device
 from gpu.errors import GpuUnavailableError
 from nassau.api.ext import Ext
-from fp.threads import cores
 from nassau.api.request import DEFAULT_MAX_S, request
 from nassau.api.resolved import Resolved
 from nassau.engine.region import Region

@@ -91,17 +91,15 @@ def fits(est: Estimate, budget: int) -> bool:
     return est.peak_bytes <= usable(budget)
 
 
-def largest_stem(module: Module, spec: ModuleSpec, region: Region, algorithm: str, threads: int, processes: bool,
-                 budget: int, generators: GeneratorModel) -> int | None:
-    """The largest stem through which the run (its rows as asked) fits the budget, by the estimate (None: not even
-    the bottom one)."""
+def largest_stem(region: Region, fits_through: Callable[[Region], bool]) -> int | None:
+    """The largest stem through which a run of the region's rows fits, by fits_through(the region cut at that stem)
+    (the run's estimate against its budget, which grows with the stem: a bisection; None: not even the bottom
+    one)."""
     low, high = region.min_degree, region.chart_max_stem
     ok = None
     while low <= high:
         mid = (low + high) // 2
-        part = Region(max_s=region.max_s, min_degree=region.min_degree, max_stem=mid)
-        est, _ = fitted(module, spec, part, algorithm, threads, processes, budget, generators)
-        if est.peak_bytes <= usable(budget):
+        if fits_through(Region(max_s=region.max_s, min_degree=region.min_degree, max_stem=mid)):
             ok, low = mid, mid + 1
         else:
             high = mid - 1

@@ -3,9 +3,9 @@ computed them, predicted beyond.
 
 The prediction keeps two kinds of generators apart. A tower (a stem whose generators go on through every row the
 probe reaches above half its height, as h_0^k at stem 0 of the sphere) goes on through every row. The rest follow a
-density: the number of generators through stem n grows as a known curve, scaled to the probe's count
-at its last stem, and each stem's generators are spread over the rows as the probe's last stems spread theirs over
-s / (n + 1) (which puts them below the same vanishing line). Over the whole algebra at p = 2 the curve is the
+density: the number of generators through stem n grows as a known curve, scaled to the probe's count at its last
+stem, and each stem's generators are spread over the rows as the probe's last stems spread theirs over s / (n + 1)
+(which puts them below the same vanishing line). Over the whole algebra at p = 2 the curve is the
 sphere's (SPHERE_2: a module's Ext grows as its cells' spheres' do), at p = 3 likewise (SPHERE_3), and the rows'
 profile moves with the sphere's drift toward the lower rows (Drift); elsewhere a power (n + 1)^(beta + 1) fitted to
 the probe's cumulative counts over the upper half of its stems, and the profile held.
@@ -133,7 +133,6 @@ class GeneratorModel:
         ks, kn = min(max_s, self.probe_s) + 1, min(max_n, self.probe_stem) + 1
         out[:ks, :kn] = self.exact[:ks, :kn]
         return out
-
 
     def profiles(self, n: np.ndarray) -> np.ndarray:
         """The rows' profile at each stem n: the probe's, moved by the sphere's drift (where it is known) as far as

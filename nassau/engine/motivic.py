@@ -52,6 +52,7 @@ from fp.left_kernel import left_kernel, triangular_split
 from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
 from nassau.engine.resolution import Added, Resolution
+from nassau.engine.resolve import dependencies
 from nassau.engine.scheduler import run_jobs
 from nassau.engine.standard import augmentation_matrix
 
@@ -289,10 +290,7 @@ def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on
     process the rest of the bidegree once its record is here."""
     whole = motivic_region(region)
     res, jobs = started(motivic, whole, store)
-
-    def deps(s: int, t: int) -> list[tuple[int, int]]:
-        return [(s, t - 1), (s - 1, t)]
-
+    deps = dependencies("standard")
     if processes and threads > 1:
         def step(s: int, t: int) -> None:
             kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))

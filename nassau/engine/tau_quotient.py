@@ -30,6 +30,7 @@ from fp import Subspace, reduce_with_identity
 from nassau.engine.motivic import MotivicResolution, Store, started
 from nassau.engine.processes import run_processes
 from nassau.engine.region import Region
+from nassau.engine.resolve import dependencies
 from nassau.engine.scheduler import run_jobs
 from nassau.engine.standard import augmentation_matrix, pad_columns
 
@@ -145,9 +146,7 @@ def resolve_quotient(motivic: MotivicModule, region: Region, threads: int = 1, o
         if on_done is not None:
             on_done(s, t)
 
-    def deps(s: int, t: int) -> list[tuple[int, int]]:
-        return [(s, t - 1), (s - 1, t)]
-
+    deps = dependencies("standard")
     if processes and threads > 1:
         run_processes(res, jobs, deps, work, threads, done)
     else:
