@@ -79,8 +79,9 @@ class FreeMap:
                 self.term_coef = np.concatenate([self.term_coef, *new_coef])
                 self.term_start = np.concatenate([self.term_start, self.term_start[-1] + np.cumsum(counts)])
 
-    def batch(self, t: int, rows: np.ndarray) -> ProductBatch:
-        """The products behind the given source rows (full-basis indices in degree t)."""
+    def batch(self, t: int, rows: np.ndarray, target_gens: np.ndarray | None = None) -> ProductBatch:
+        """The products behind the given source rows (full-basis indices in degree t); target_gens (a mask over the
+        target's generators): only the terms on those generators, the products in the other blocks not made."""
         src = self.source
         gens, r_words = src.words_at(t, rows)
         rdeg = t - src.gen_degrees[gens]
@@ -91,6 +92,11 @@ class FreeMap:
             end = int(term_start[-1])
             term_s, term_sdeg, term_gen = self.term_s[:end], self.term_sdeg[:end], self.term_gen[:end]
             coef = self.term_coef[:end] if self.field.p != 2 else None
+        if target_gens is not None:
+            keep = np.asarray(target_gens, dtype=bool)[term_gen]
+            term_start = np.concatenate([[0], np.cumsum(keep)])[term_start]
+            term_s, term_sdeg, term_gen = term_s[keep], term_sdeg[keep], term_gen[keep]
+            coef = None if coef is None else coef[keep]
         # Offsets of every target generator known now (a superset of those the terms name); the rows only
         # reach the first target_ngens of them.
         tgt_off = self.target.product_offsets(t - self.shift)
@@ -111,13 +117,15 @@ class FreeMap:
 
     def matrix(self, t: int, rows: np.ndarray | None = None, target_ngens: int | None = None,
                col_map: np.ndarray | None = None, ncols: int | None = None,
-               forbid: np.ndarray | None = None, tables: TermTables | None = None) -> np.ndarray:
+               forbid: np.ndarray | None = None, tables: TermTables | None = None,
+               target_gens: np.ndarray | None = None) -> np.ndarray:
         """Matrix of this map in degree t (over its field): one row per given source basis index (default: all).
 
         target_ngens restricts the columns to the blocks of the first target generators; col_map (with
-        ncols) restricts them further to a column mask, and forbid prunes products outside it early. Over an
-        unstable free module the target's own map drops the terms of too large excess. `tables` (term_tables of
-        degree t) saves looking up the product tables again.
+        ncols) restricts them further to a column mask, and forbid prunes products outside it early; target_gens
+        (a mask over the target's generators, covering every column col_map keeps) leaves out the terms on the
+        others, whose products col_map would drop. Over an unstable free module the target's own map drops the
+        terms of too large excess. `tables` (term_tables of degree t) saves looking up the product tables again.
         """
         if rows is None:
             rows = np.arange(self.source.dimension(t, self.num_outputs), dtype=np.int64)
@@ -125,10 +133,12 @@ class FreeMap:
         if col_map is None:
             col_map = self.target.excess_columns(t - self.shift, target_ngens)
         out = self.field.zeros(len(rows), width)
+        if tables is not None and target_gens is not None:
+            raise ValueError("product tables of a degree's terms cannot be read with some of the terms left out")
         if tables is not None and tables.degree != t:
             raise ValueError(f"product tables for degree {tables.degree} used in degree {t}")
         if len(rows):
-            run_batch(out, self.batch(t, rows), self.source.algebra, col_map, forbid, tables)
+            run_batch(out, self.batch(t, rows, target_gens), self.source.algebra, col_map, forbid, tables)
         return out
 
     def apply(self, t: int, vectors: np.ndarray, target_ngens: int | None = None,

@@ -209,9 +209,11 @@ def reduce_weighted(coords: np.ndarray, weights: np.ndarray, cycles: Cycles | Fa
     return fresh, FactoredCycles(weights[pivots], pivots, coords, tuple(blocks), np.nonzero(fresh)[0], m)
 
 
-def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndarray, np.ndarray, int]:
+def _matrix(res: MotivicResolution, s: int, t: int, ngens: int, columns: np.ndarray | None = None
+            ) -> tuple[np.ndarray, np.ndarray, int]:
     """d_s (epsilon at s = 0) in degree t on the first ngens generators of F_s, into F_{s-1}'s generators of degree
-    <= t (the module at s = 0), with the rows' weights and the number of columns."""
+    <= t (the module at s = 0), with the rows' weights and the number of columns. columns (s > 0): only these
+    columns, in this order (the products landing elsewhere are dropped as they are made)."""
     weights = res.row_weights(s, t, ngens)
     if s == 0:
         return augmentation_matrix(res, t, ngens), weights, res.module.dimension(t)
@@ -219,20 +221,33 @@ def _matrix(res: MotivicResolution, s: int, t: int, ngens: int) -> tuple[np.ndar
     target_ngens = target.gens_below(t + 1)
     ncols = target.dimension(t, target_ngens)
     d = res.differential(s)
-    return d.matrix(t, np.arange(len(weights), dtype=np.int64), target_ngens), weights, ncols
+    rows = np.arange(len(weights), dtype=np.int64)
+    if columns is None:
+        return d.matrix(t, rows, target_ngens), weights, ncols
+    col_map = np.full(ncols, -1, dtype=np.int64)
+    col_map[columns] = np.arange(len(columns), dtype=np.int64)
+    blocks = np.zeros(target.num_gens, dtype=bool)  # the generators whose block holds a column asked for
+    blocks[target.basis_words(t, target_ngens)[0][columns]] = True
+    return (d.matrix(t, rows, target_ngens, col_map=col_map, ncols=len(columns), target_gens=blocks), weights,
+            ncols)
 
 
 def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> FactoredCycles | None:
     """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)
-    and returns it (None when not kept)."""
-    rows, weights, ncols = _matrix(res, s, t, res.free(s).gens_below(t))
+    and returns it (None when not kept). Of d_s's matrix the step reads only the columns at the cycles' pivots (its
+    rows' coordinates in the cycle basis), and builds only those, with no product made in the blocks of F_{s-1}'s generators
+    where no pivot lies: through stem 90 the whole matrix at (13, 127) is twice their size; through stem 50 the
+    blocks left out hold 18% of the columns (weighted by the matrices' sizes)."""
+    ngens = res.free(s).gens_below(t)
     if s == 0:
+        rows, weights, ncols = _matrix(res, s, t, ngens)
         every = np.arange(ncols, dtype=np.int64)
         cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), every, every)
+        coords = res.field.gather(rows, cycles.pivots)
+        del rows
     else:
         cycles = res.cycles.pop((s - 1, t))  # kept by (s - 1, t), a dependency
-    coords = res.field.gather(rows, cycles.pivots)  # all the step reads of the matrix
-    del rows  # the step's largest array is not held through its eliminations
+        coords, weights, ncols = _matrix(res, s, t, ngens, cycles.pivots)
     fresh, kernel = reduce_weighted(coords, weights, cycles, res)
     if keep_kernel:
         with res._lock:
