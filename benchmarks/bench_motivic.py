@@ -2,7 +2,8 @@
 
     python benchmarks/bench_motivic.py --stems 60 90 --repeat 3
 
-Each run is a fresh CLI process, `nassau resolve S_2 --stem N --max-s S --threads 1 --quiet`, once with --motivic
+Each run is a fresh CLI process, `nassau resolve S_2 --stem N --max-s S --threads 1 --quiet` on one core
+(NUMBA_NUM_THREADS=1: ONE_CORE), once with --motivic
 (which resolves one filtration more, s <= S + 1, so the top row's tau-torsion is known, and prints every generator
 with its products) and once with each classical algorithm (standard, the motivic engine's step; nassau, the
 fastest). Every s: S = N / 2 + 3, as bench_scaling. A warm-up run of each fills numba's cache first and is not
@@ -36,10 +37,18 @@ KINDS = {"motivic": ("S_2", "auto", ("--motivic",)), "ctau": ("Ctau", "auto", ("
          "standard": ("S_2", "standard", ()), "nassau": ("S_2", "nassau", ())}
 
 
+#: One thread means one core: the compiled kernels' own threads (numba's, for the elimination's parallel row chunks)
+#: are held to one too. Left free they spin on an idle second core, so that a run's CPU depended on whether other
+#: work kept that core busy: S_2 over A^C through stem 70 at 430d8e9 took 338 s of CPU (222.6 s of wall) on the
+#: quiet 2-core EPYC, 213 s (220.7 s) beside other work.
+ONE_CORE = {"NUMBA_NUM_THREADS": "1"}
+
+
 def run_once(kind: str, stem: int, max_s: int, tree: str | None = None) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind (of the nassau in `tree` if given)."""
+    """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind (of the nassau in `tree` if given), on
+    one core."""
     module, algorithm, extra = KINDS[kind]
-    return run_usage(stem, max_s, algorithm, 1, module, extra, tree)
+    return run_usage(stem, max_s, algorithm, 1, module, extra, tree, ONE_CORE)
 
 
 def main() -> None:

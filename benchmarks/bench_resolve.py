@@ -54,13 +54,16 @@ def run_once(stem: int, max_s: int, algorithm: str, threads: int, module: str = 
 
 
 def run_usage(stem: int, max_s: int, algorithm: str, threads: int, module: str = "S_2",
-              extra: tuple[str, ...] = (), tree: str | None = None) -> tuple[float, float, float]:
+              extra: tuple[str, ...] = (), tree: str | None = None, env: dict[str, str] | None = None
+              ) -> tuple[float, float, float]:
     """run_once's (wall seconds, peak RSS MiB) and the run's CPU seconds (user + system), which a machine busy with
     other work inflates less than the wall time. tree: run the nassau of that source tree (a checkout of another
-    commit) instead of the one on the path."""
+    commit) instead of the one on the path; env: variables set for the run."""
     cmd = [sys.executable, "-m", "nassau", "resolve", module, "--stem", str(stem), "--max-s", str(max_s),
            "--algorithm", algorithm, "--threads", str(threads), "--quiet", *extra]
-    env = None if tree is None else {**os.environ, "PYTHONPATH": os.path.abspath(tree)}
+    env = {**os.environ, **(env or {})}
+    if tree is not None:
+        env["PYTHONPATH"] = os.path.abspath(tree)
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, cwd=tree, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
