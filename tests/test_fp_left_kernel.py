@@ -3,7 +3,9 @@ the same RREF basis and pivots, bit for bit, on fresh random matrices of every s
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import fp.left_kernel as lk
 from fp import field, random_matrix, reduce_with_identity, row_reduce, words
 from fp.left_kernel import left_kernel, triangular_split
 
@@ -41,16 +43,26 @@ def test_left_kernel_without_columns_is_every_row() -> None:
     assert np.array_equal(got.basis, field(2).identity(70))
 
 
-def test_triangular_split_against_its_twins(rng: np.random.Generator) -> None:
+@pytest.mark.parametrize("small", [0, 1 << 40], ids=["blocks", "bits"])
+def test_triangular_split_against_its_twins(rng: np.random.Generator, monkeypatch: pytest.MonkeyPatch,
+                                            small: int) -> None:
     """fp.left_kernel.triangular_split on A = some rows and columns of a random matrix: its rows are where
     left_kernel (rows in their order) has no pivot, its dependent columns are the non-pivot columns of A's RREF
     (fp.row_reduce), and its solver inverts A on those rows and the other columns (z L A[Q] = z there, L zero on the
-    dependent columns), on fresh random matrices."""
+    dependent columns), on fresh random matrices; with its transposes made 64 x 64 bits at a time and by the walk
+    over the set bits (SMALL_BLOCK), the two giving the same [A^T | I] and solver bit for bit."""
+    monkeypatch.setattr(lk, "SMALL_BLOCK", small)
     f = field(2)
     for _ in range(200):
         rows, columns, _ = random_case(rng)
         picked = np.sort(rng.permutation(rows.shape[0])[: int(rng.integers(0, rows.shape[0] + 1))])
         independent, dependent, solver = triangular_split(rows, picked, columns)
+        aug = lk._transposed_with_identity(rows, picked, columns)
+        assert np.array_equal(aug, lk._transposed_with_identity_bits(rows, picked, np.asarray(columns, np.int64)))
+        rank = len(independent)
+        if rank:
+            assert np.array_equal(lk._solver(aug, rank, words(len(picked)), len(columns)),
+                                  lk._solver_bits(aug, rank, words(len(picked)), len(columns)))
         a, n, ncols = f.gather(rows[picked], columns), len(picked), len(columns)
         kernel = left_kernel(a, np.arange(ncols), np.arange(n))
         assert independent.tolist() == sorted(set(range(n)) - set(kernel.pivots.tolist()))
