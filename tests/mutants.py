@@ -49,6 +49,20 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("motivic: a step builds d_s's whole matrix again", "nassau/engine/motivic.py",
+           (literal("coords, weights, ncols = _matrix(res, s, t, ngens, cycles.pivots)",
+                    "whole, weights, ncols = _matrix(res, s, t, ngens); "
+                    "coords = res.field.gather(whole, cycles.pivots)"),),
+           ("tests/test_motivic.py",)),
+    Mutant("motivic: products made in the blocks that hold no pivot", "nassau/engine/motivic.py",
+           (literal("ncols=len(columns), target_gens=blocks)", "ncols=len(columns))"),),
+           ("tests/test_motivic.py",)),
+    Mutant("transpose: a block's bits left in their order", "fp/transpose.py",
+           (literal("x = _reverse_bits(block[k])", "x = block[k]"),),
+           ("tests/test_fp_transpose.py", "tests/test_fp_left_kernel.py")),
+    Mutant("entry: numpy asks for huge pages again", "nassau/cli/entry.py",
+           (literal('setdefault("NUMPY_MADVISE_HUGEPAGE", "0")', 'setdefault("NUMPY_MADVISE_HUGEPAGE", "1")'),),
+           ("tests/test_startup.py",)),
     Mutant("motivic: new generators against rows of higher weight too", "nassau/engine/motivic.py",
            (literal("mine = np.nonzero(weights == w)[0]", "mine = np.nonzero(weights >= w)[0]"),),
            ("tests/test_motivic.py",)),

@@ -42,11 +42,12 @@ GENERATOR_BYTES = 200.0
 #: A job's working set in units of the largest matrix d: F_s(t) -> F_{s-1}(t), per worker: the standard step holds the
 #: matrix, [A | I] and the kernel it keeps; Nassau's works on one signature's block at a time (S_2 through stems 100,
 #: 120, 150: peaks less tables, floor and rows of 55, 14 and 530 MiB (2 workers) against largest matrices of 21, 105
-#: and 1212 MiB). A motivic step over A^C also holds the rows' coordinates in the cycle basis and the kernel it keeps:
-#: the sphere through stems 60, 70 and 80, every s, one thread, held 72, 311 and 885 MiB so beside largest matrices of
-#: 20, 84 and 309 MiB, through stem 90 on two threads 4998 MiB beside 1037 (2.4 each); C(tau) through stem 90,
-#: s <= 48, 182 MiB beside 44 MiB (its step reduces each weight's block of [A | I] alone).
-WORKING_SETS = {"nassau": 0.25, "standard": 2.0, "motivic": 2.9, "tau-quotient": 4.0}
+#: and 1212 MiB). A motivic step over A^C builds only the rows' coordinates in the cycle basis and holds them, the
+#: kernel it keeps and the one it reads: the sphere through stems 60 and 70, every s, one thread, peaked at 270 and
+#: 570 MiB, 39 and 171 MiB beside the rest, against largest matrices of 20 and 84 MiB, through stem 90 on two threads
+#: at 4390 MiB, 2776 MiB beside the rest against 1037 (1.34 each); C(tau) through stem 90, s <= 48, 182 MiB beside
+#: 44 MiB (its step reduces each weight's block of [A | I] alone).
+WORKING_SETS = {"nassau": 0.25, "standard": 2.0, "motivic": 1.6, "tau-quotient": 4.0}
 #: Workers' speed-up over one worker, on c cores: 1 + EFFICIENCY (c - 1) (S_2 through stem 120 on 2 cores: threads
 #: 1.67x, processes 1.83x; a small run stays on one thread).
 EFFICIENCY = {"threads": 0.6, "processes": 0.8}

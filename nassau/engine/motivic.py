@@ -235,9 +235,9 @@ def _matrix(res: MotivicResolution, s: int, t: int, ngens: int, columns: np.ndar
 def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = True) -> FactoredCycles | None:
     """(s, t): the new generators of F_s in degree t, with their weights; keeps ker d_s in degree t for (s + 1, t)
     and returns it (None when not kept). Of d_s's matrix the step reads only the columns at the cycles' pivots (its
-    rows' coordinates in the cycle basis), and builds only those, with no product made in the blocks of F_{s-1}'s generators
-    where no pivot lies: through stem 90 the whole matrix at (13, 127) is twice their size; through stem 50 the
-    blocks left out hold 18% of the columns (weighted by the matrices' sizes)."""
+    rows' coordinates in the cycle basis), and builds only those, with no product made in the blocks of F_{s-1}'s
+    generators where no pivot lies: through stem 90 the whole matrix at (13, 127) is twice their size; through stem
+    50 the blocks left out hold 18% of the columns (weighted by the matrices' sizes)."""
     ngens = res.free(s).gens_below(t)
     if s == 0:
         rows, weights, ncols = _matrix(res, s, t, ngens)
