@@ -239,12 +239,10 @@ def step_motivic(res: MotivicResolution, s: int, t: int, keep_kernel: bool = Tru
     generators where no pivot lies: through stem 90 the whole matrix at (13, 127) is twice their size; through stem
     50 the blocks left out hold 18% of the columns (weighted by the matrices' sizes)."""
     ngens = res.free(s).gens_below(t)
-    if s == 0:
-        rows, weights, ncols = _matrix(res, s, t, ngens)
+    if s == 0:  # the cycles are M_t's whole basis, in order: the rows are their own coordinates
+        coords, weights, ncols = _matrix(res, s, t, ngens)
         every = np.arange(ncols, dtype=np.int64)
         cycles = Cycles(res.field.identity(ncols), res.motivic.weight(t), every, every)
-        coords = res.field.gather(rows, cycles.pivots)
-        del rows
     else:
         cycles = res.cycles.pop((s - 1, t))  # kept by (s - 1, t), a dependency
         coords, weights, ncols = _matrix(res, s, t, ngens, cycles.pivots)
