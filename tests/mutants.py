@@ -49,6 +49,20 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("first run: the table filler multiplies with literal zeros (a copy of multiply_into)",
+           "algebra/milnor/product_tables.py",
+           (literal("multiply_into(bits, zero, zero,", "multiply_into(bits, 0, 0,"),),
+           ("tests/test_warmup.py::test_the_helper_compiles_the_reductions_first_and_the_product_kernel_once",)),
+    Mutant("first run: a table grows by a slice assignment", "algebra/milnor/table_layout.py",
+           (literal("""        for i in range(used):  # a loop, not grown[:used] = entries: a slice assignment compiles numba's shape-
+            grown[i] = entries[i]  # mismatch message (string formatting, 2.0 s of a first run)""",
+                    "        grown[:used] = entries"),),
+           ("tests/test_warmup.py::test_the_helper_compiles_the_reductions_first_and_the_product_kernel_once",
+            "tests/test_product_tables.py", "tests/test_product_tables_odd.py")),
+    Mutant("first run: the helper leaves the small reductions to the main process", "algebra/milnor/compile_helper.py",
+           (literal("    image, preimages, _, _ = small_kernel(np.eye(2, dtype=np.uint64), 2)\n", ""),
+            literal("""    QuasiInverse(image, preimages, 2).correct(""", """    if False: QuasiInverse(image, preimages, 2).correct(""")),
+           ("tests/test_warmup.py",)),
     Mutant("motivic: a step builds d_s's whole matrix again", "nassau/engine/motivic.py",
            (literal("coords, weights, ncols = _matrix(res, s, t, ngens, cycles.pivots)",
                     "whole, weights, ncols = _matrix(res, s, t, ngens); "

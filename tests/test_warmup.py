@@ -89,17 +89,45 @@ from algebra.module.loader import load_module
 from nassau.engine.resolve import resolve
 from nassau.engine.region import Region
 from algebra.milnor import product_tables
-from fp import masked, matmul
+from fp import m4ri, masked, matmul, quasi_inverse
 resolve(load_module("S_2"), Region(max_s=8, min_degree=0, max_stem=20), "nassau", 1)
 print(json.dumps({k.py_func.__name__: [len(k.stats.cache_hits), len(k.stats.cache_misses)]
                   for k in (masked._gather_sorted, masked._scatter_sorted, matmul._addmul_rows,
-                            product_tables._key_tables, product_tables._fill)}))
+                            product_tables._key_tables, product_tables._fill, m4ri._with_identity,
+                            m4ri._gauss_jordan, m4ri._split_rows, quasi_inverse._correct, masked._any_in_columns)}))
 """
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True, timeout=300,
                          capture_output=True, text=True)
     stats = json.loads(out.stdout.strip().splitlines()[-1])
     assert stats == {"_gather_sorted": [1, 0], "_scatter_sorted": [1, 0], "_addmul_rows": [1, 0], "_key_tables": [1, 0],
-                     "_fill": [1, 0]}, stats
+                     "_fill": [1, 0], "_with_identity": [1, 0], "_gauss_jordan": [1, 0], "_split_rows": [1, 0],
+                     "_correct": [1, 0], "_any_in_columns": [1, 0]}, stats
+
+
+def test_the_helper_compiles_the_reductions_first_and_the_product_kernel_once(tmp_path: Path) -> None:
+    """What the helper compiles, in order (numba's compile events, on an empty cache): first the small reductions and
+    a Nassau step's correction, which the main process reaches right after its product kernel; one copy of
+    multiply_into for both of its callers (a copy for the table filler's literal zeros and read-only forbid array
+    cost 2.0 s), and none of numba's slice-assignment message (string formatting, 2.0 s)."""
+    probe = """
+import json
+from numba.core import event
+rec = event.RecordingListener()
+event.register("numba:compile", rec)
+from algebra.milnor.compile_helper import compile_kernels
+compile_kernels()
+print(json.dumps([[ev.data["dispatcher"].py_func.__module__, ev.data["dispatcher"].py_func.__qualname__]
+                  for _, ev in rec.buffer if ev.is_start]))
+"""
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NASSAU_NUMBA_BASE=str(tmp_path))
+    out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, check=True, timeout=300,
+                         capture_output=True, text=True)
+    compiled = json.loads(out.stdout.strip().splitlines()[-1])
+    ours = [name for module, name in compiled if module.startswith(("fp.", "algebra."))]
+    assert ours[:2] == ["_with_identity", "_gauss_jordan"], ours
+    assert ours.index("_correct") < ours.index("_any_in_columns") < ours.index("_gather_sorted") < ours.index("_fill")
+    assert ours.count("multiply_into") == 1 and ours.count("_batch_kernel") == 1, ours
+    assert not [name for _, name in compiled if "shape_context" in name], compiled
 
 
 def test_no_product_tables_until_the_helper_is_done(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

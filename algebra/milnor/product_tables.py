@@ -26,7 +26,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from algebra.milnor.kernels import NO_FORBID, SCRATCH, multiply_into, unpack_into
+from algebra.milnor.kernels import FORBID_LEN, SCRATCH, multiply_into, unpack_into
 from algebra.milnor.odd_kernels import binomial_table, coef_bits, fill_odd_tables, signature_filter, workspace
 from algebra.milnor.ppart import FIELD_MASK, FIELD_SHIFT, MAX_LEN, XI_DEGREES
 from algebra.milnor.table_arena import FULL, LOGGED, RANKS, ROWS, TABLES, Arena
@@ -416,6 +416,10 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
     row_start, row_off, res_start, ranks = table_starts(keys_n, flat_offset)
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     empty = np.zeros(0, dtype=np.int64)
+    # multiply_into's arguments typed as _batch_kernel's (not the literal 0 nor the read-only global NO_FORBID),
+    # so both callers share one compiled copy: a second one cost a first run 2.0 s of compiling.
+    zero = np.int64(0)
+    forbid = np.zeros(FORBID_LEN, dtype=np.int64)
     used = 0
     for j in range(nkeys):
         n = keys_n[j]
@@ -433,7 +437,7 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
             row_off[base + r] = used - first
             if whole:
                 ranks, used = _harvest(bits, r, nw, ranks, used)
-            elif multiply_into(bits, 0, 0, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, NO_FORBID,
+            elif multiply_into(bits, zero, zero, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, forbid,
                                scratch):
                 ranks, used = _harvest(bits, 0, nw, ranks, used)
         row_off[base + dim_n] = used - first

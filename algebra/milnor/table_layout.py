@@ -28,7 +28,8 @@ def append(entries, used, value):
     """entries with value at `used` (doubled first when full); returns (entries, used + 1)."""
     if used == entries.shape[0]:
         grown = np.empty(2 * used, dtype=np.uint16)
-        grown[:used] = entries
+        for i in range(used):  # a loop, not grown[:used] = entries: a slice assignment compiles numba's shape-
+            grown[i] = entries[i]  # mismatch message (string formatting, 2.0 s of a first run)
         entries = grown
     entries[used] = value
     return entries, used + 1

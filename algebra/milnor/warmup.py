@@ -2,10 +2,10 @@
 without.
 
 numba compiles a kernel when it is first called, one at a time, and writes it to its cache directory. On an empty
-cache (the first run after installation) that is most of a small run: S_2 through stem 40 compiles for about 9 s.
-The resolution needs the row reduction and the product kernel first; a helper process started at once compiles the
-column moves, the matrix product and the product tables' kernels (5 s alone) into the same cache meanwhile, and the
-main process finds them there (numba writes its cache files by atomic rename; a kernel the helper has not finished
+cache (the first run after installation) that is most of a small run: S_2 through stem 40 compiles for about 9 s in
+one process. The resolution needs the product kernel first (3.4 s of compiling); a helper process started at once
+compiles meanwhile, into the same cache, the small reductions that come next, the column moves, the matrix product
+and the product tables' kernels (algebra.milnor.compile_helper), and the main process finds them there (numba writes its cache files by atomic rename; a kernel the helper has not finished
 is compiled again by the main process, so the race costs time, never a result). Until the helper is done the run
 makes no product tables (`helper_compiling`, which algebra.milnor.product_tables asks): every product is enumerated,
 the same bits, and the tables start as soon as the helper's marker appears. The marker ends it: later runs start
