@@ -49,6 +49,14 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("motivic cluster: a step computes the kernel below it again instead of reading the saved one",
+           "nassau/store/motivic_save.py",
+           (literal("res.cycles[(s - 1, t)] = self._cycles(res, s - 1, t)",
+                    "res.cycles[(s - 1, t)] = kernel_cycles(res, s - 1, t)"),),
+           ("tests/test_motivic_cluster.py",)),
+    Mutant("motivic cluster: a worker runs the classical step", "nassau/store/cluster.py",
+           (literal("if algorithm in (MOTIVIC, QUOTIENT) else _WorkerRun", "if False else _WorkerRun"),),
+           ("tests/test_motivic_cluster.py",)),
     Mutant("first run: the table filler multiplies with literal zeros (a copy of multiply_into)",
            "algebra/milnor/product_tables.py",
            (literal("multiply_into(bits, zero, zero,", "multiply_into(bits, 0, 0,"),),

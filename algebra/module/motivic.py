@@ -18,7 +18,7 @@ import numpy as np
 from algebra.milnor.motivic_weight import degree_weights
 from algebra.module.finite import FDModule
 from algebra.module.loader import FD_TYPE, module_from_spec
-from algebra.module.spec import ModuleError, read_spec
+from algebra.module.spec import ModuleError, ModuleSpec, read_spec
 
 #: The cofiber of tau: the sphere with coefficients in M_2/tau.
 CTAU = "Ctau"
@@ -44,7 +44,13 @@ def load_motivic(name: str) -> MotivicModule:
     """A module by name (as `load_module`), with its weights; ModuleError (one line) where it has no motivic
     lift here: not finite, not at p = 2, over a subalgebra, or weights that make an action inhomogeneous."""
     quotient = name == CTAU
-    spec = read_spec("S_2" if quotient else name)
+    return motivic_from_spec(read_spec("S_2") if quotient else read_spec(name), quotient)
+
+
+def motivic_from_spec(spec: ModuleSpec, ctau: bool = False) -> MotivicModule:
+    """The motivic module of a definition (load_motivic's, or the one a save directory keeps, which a cluster worker
+    reads); ctau: it is the sphere's, read as Ctau (a save directory of Ctau keeps S_2's definition named Ctau)."""
+    quotient = ctau or spec.name == CTAU
     data, where = spec.data, str(spec.path)
     if data.get("type") != FD_TYPE or data.get("p") != 2 or data.get("profile") is not None:
         raise ModuleError(f"{where}: motivic runs take finite modules over the whole algebra at p = 2 only")

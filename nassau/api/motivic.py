@@ -26,18 +26,20 @@ from charts.motivic_page import to_motivic_html
 from charts.motivic_svg import LINE_OPS, MotivicChart, MotivicDot, to_motivic_svg, torsion_name
 from charts.text import graded_dimension_string
 from fp.threads import cores
-from nassau.api.progress import Reporter, workers_phrase
+from nassau.api.progress import Reporter, cluster_phrase, workers_phrase
 from nassau.cost.budget import HeldRun, budget_of, fits, largest_stem, refusal
 from nassau.cost.estimate import Estimate
 from nassau.cost.motivic import PROBE_STEM, motivic_estimate
 from nassau.engine.errors import EngineError
-from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic
+from nassau.engine.motivic import MotivicResolution, motivic_region, resolve_motivic, started
 from nassau.engine.region import Region
+from nassau.engine.resolve import dependencies
 from nassau.engine.resolve import resolve as resolve_classical
 from nassau.engine.tau_quotient import ALGORITHM as QUOTIENT
 from nassau.engine.tau_quotient import resolve_quotient
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
 from nassau.store.motivic_save import ALGORITHM as MOTIVIC
+from nassau.store.cluster import Cluster, check_cluster
 from nassau.store.motivic_save import MotivicSave, motivic_spec
 
 OPS = ("h0", "h1", "h2", "h3")
@@ -63,13 +65,14 @@ class MotivicRun:
     max_weight: int | None = None
     #: Bidegrees loaded from a save directory.
     loaded: int = 0
-    #: The workers it ran on, and whether they were worker processes (else threads).
+    #: The workers it ran on, and whether they were worker processes (else threads), or a cluster's, named.
     threads: int = 1
     processes: bool = False
+    cluster: str | None = None
 
     def way(self) -> str:
         """The workers, as the summary line names them."""
-        return workers_phrase(self.threads, self.processes)
+        return self.cluster or workers_phrase(self.threads, self.processes)
 
     @cached_property
     def ext(self) -> MotivicExt:
@@ -214,6 +217,10 @@ class MotivicRequest:
     budget_named: bool = False
     force: bool = False
     hard_stop: bool = False
+    #: A Dask scheduler's address, or a number of local Dask worker processes, to run the jobs on (with a save
+    #: directory): nassau.store.cluster.
+    cluster: str | None = None
+    workers: int | None = None
     #: plan()'s estimate, made once (the command line plans before its progress bar, the run again).
     _planned: Estimate | None = field(default=None, repr=False)
 
@@ -272,6 +279,9 @@ class MotivicRequest:
 
         store = None if self.save_dir is None else MotivicSave(Path(self.save_dir), self.name, self.mod, self.whole,
                                                                QUOTIENT if self.mod.tau_quotient else None)
+        if self.cluster is not None or self.workers is not None:
+            assert store is not None, "motivic_request gives a cluster run a save directory"
+            return self._run_on_cluster(store, max_weight, reporter, done)
         try:
             with held if held is not None else nullcontext():
                 if self.mod.tau_quotient:
@@ -287,41 +297,68 @@ class MotivicRequest:
                           self.threads, self.processes)
 
 
+    def _run_on_cluster(self, store: MotivicSave, max_weight: int | None, reporter: Reporter | None,
+                        done) -> MotivicRun:
+        """The jobs on Dask workers over the save directory (nassau.store.cluster), held by this client while they
+        run; the resolution then loaded from it. No memory budget: the workers are other processes, or machines."""
+        try:
+            with Cluster(self.cluster, self.workers, None if reporter is None else reporter.status) as cluster:
+                store.store.lock()
+                res, jobs = started(self.mod, self.whole, store)
+                if jobs:
+                    cluster.run(jobs, dependencies("standard"), self.whole, self.algorithm, store.store, done)
+                    store.load_into(res, self.whole)
+                loaded = cluster.resumed or 0
+        finally:
+            store.close()
+        return MotivicRun(self.mod, self.region, res, max_weight, loaded, self.threads, False,
+                          cluster_phrase(self.cluster, self.workers))
+
+
 def motivic_request(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
                     max_weight: int | None = None, threads: int | None = None,
                     save_dir: str | os.PathLike[str] | None = None, processes: bool = False,
-                    memory: int | str | None = None, force: bool = False, hard_stop: bool = False) -> MotivicRequest:
+                    memory: int | str | None = None, force: bool = False, hard_stop: bool = False,
+                    cluster: str | None = None, workers: int | None = None) -> MotivicRequest:
     """Check a motivic run (see run_motivic) without running it; ModuleError, RegionError or EngineError (one line
     each) on bad input. memory: hold the run to this budget (bytes, a size such as "4G", or "available": the memory
     available, less a margin), refusing it up front when its estimate exceeds the budget unless force. hard_stop: the
-    run owns its process (the command line), which may be ended at once past the budget's last threshold."""
+    run owns its process (the command line), which may be ended at once past the budget's last threshold. cluster (a
+    Dask scheduler's address) or workers (local Dask worker processes): the jobs run there, over the save directory,
+    which they need; such a run is held to no budget."""
     for name, value in (("stem", stem), ("max_t", max_t), ("max_s", max_s), ("max_weight", max_weight),
                         ("threads", threads)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
             raise EngineError(f"{name} must be an integer (got {value!r})")
     if threads is not None and threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
+    check_cluster(cluster, workers, save_dir)
+    elsewhere = cluster is not None or workers is not None
+    if processes and elsewhere:
+        raise EngineError("processes run the jobs on this machine; a cluster runs them on its own workers: not both")
     mod = load_motivic(module)
     region = Region(max_s=max_s, min_degree=mod.module.min_degree, max_stem=stem, max_t=max_t)
     whole = resolved_whole(mod, region)
     threads = default_threads(whole) if threads is None else threads
-    return MotivicRequest(module, mod, region, whole, threads, processes, save_dir, budget_of(memory),
-                          memory not in (None, "available"), force, hard_stop)
+    return MotivicRequest(module, mod, region, whole, threads, processes, save_dir,
+                          None if elsewhere else budget_of(memory), memory not in (None, "available"), force,
+                          hard_stop, cluster, workers)
 
 
 def run_motivic(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = 15,
                 max_weight: int | None = None, threads: int | None = None, reporter: Reporter | None = None,
                 save_dir: str | os.PathLike[str] | None = None, processes: bool = False,
-                memory: int | str | None = None, force: bool = False, hard_stop: bool = False) -> MotivicRun:
+                memory: int | str | None = None, force: bool = False, hard_stop: bool = False,
+                cluster: str | None = None, workers: int | None = None) -> MotivicRun:
     """Resolve M^C over resolved_region(region) (one filtration more, the region's internal degrees) and the
     rectangle around it that nassau.engine.motivic.motivic_region says a motivic run needs, or with M_2/tau
     coefficients F_2 over A^C/tau on the region and one filtration more (quotient_region); ModuleError, RegionError
     or EngineError (one line each) on bad input. processes: all but one of the threads' workers are forked worker
     processes (the same output). threads=None: the cores, one for a run of fewer than SMALL_RUN_BIDEGREES
-    bidegrees. memory, force, hard_stop: motivic_request."""
+    bidegrees. memory, force, hard_stop, cluster, workers: motivic_request."""
     return motivic_request(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight, threads=threads,
                            save_dir=save_dir, processes=processes, memory=memory, force=force,
-                           hard_stop=hard_stop).run(max_weight, reporter)
+                           hard_stop=hard_stop, cluster=cluster, workers=workers).run(max_weight, reporter)
 
 
 def resolved_whole(mod: MotivicModule, region: Region) -> Region:

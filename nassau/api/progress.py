@@ -23,6 +23,13 @@ def workers_phrase(threads: int, processes: bool) -> str:
     return f"{threads} thread{'s' if threads > 1 else ''}"
 
 
+def cluster_phrase(cluster: str | None, workers: int | None) -> str:
+    """A cluster run's workers as a summary line names them: "the Dask cluster at ADDRESS", "2 worker processes"."""
+    if cluster:
+        return f"the Dask cluster at {cluster}"
+    return f"{workers} worker process{'es' if workers != 1 else ''}"
+
+
 class StopsOnError:
     """`with bar:` around the work shows the bar stopped (abort()) if the work raises, and re-raises; finish(summary)
     stays the caller's, after the block, since the summary reads the result."""

@@ -36,7 +36,7 @@ from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import UNSTABLE, algorithm_over_module, check_executor, choose_algorithm, resolved_module
 from nassau.engine.resolve import resolve as run_engine
 from nassau.secondary.homotopy import check_secondary
-from nassau.store.cluster import Cluster
+from nassau.store.cluster import Cluster, check_cluster
 from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest, read_manifest
 
 if TYPE_CHECKING:
@@ -196,7 +196,7 @@ def request(module: str, stem: int | None = None, *, max_t: int | None = None, m
     threads = cores() if threads is None else threads
     if threads < 1:
         raise EngineError(f"threads must be at least 1 (got {threads})")
-    _check_cluster(cluster, workers, save_dir)
+    check_cluster(cluster, workers, save_dir)
     if processes and (cluster is not None or workers is not None):
         raise EngineError("processes run the jobs on this machine; a cluster runs them on its own workers: not both")
     spec = read_spec(module)
@@ -273,18 +273,6 @@ def _part(save: Path, saved: Region, stem: int | None, max_t: int | None, max_s:
     return part
 
 
-def _check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
-    if cluster is not None and workers is not None:
-        raise EngineError("give either a cluster's address or a number of local workers, not both")
-    if workers is not None and workers < 1:
-        raise EngineError(f"workers must be at least 1 (got {workers})")
-    if cluster is not None and not cluster.strip():
-        raise EngineError("the cluster's address is empty (e.g. tcp://scheduler:8786)")
-    if (cluster is not None or workers is not None) and save_dir is None:
-        raise EngineError("a cluster run needs a save directory, shared by the client and every worker: the jobs "
-                          "read their inputs from it and write their results there")
-
-
 def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, max_s: int = DEFAULT_MAX_S,
             algorithm: str = "auto", threads: int | None = None, products: list[str] | None = None,
             save_dir: str | os.PathLike[str] | None = None, progress: bool = True, unstable: bool = False,
@@ -324,20 +312,21 @@ def resolve(module: str, stem: int | None = None, *, max_t: int | None = None, m
 
 def _resolve_motivic(module: str, stem: int | None, max_t: int | None, max_s: int, threads: int | None,
                      max_weight: int | None, progress: bool, save_dir: str | os.PathLike[str] | None,
-                     processes: bool | None = False, **unsupported: object) -> MotivicRun:
+                     processes: bool | None = False, cluster: str | None = None, workers: int | None = None,
+                     **unsupported: object) -> MotivicRun:
     from nassau.api.motivic import motivic_size, run_motivic  # here: classical runs never load the motivic engine
 
     given = [name for name, value in unsupported.items() if value not in (None, False)]
     if given:
         raise EngineError(f"a motivic run does not take {', '.join(given)} (it takes stem or max_t, max_s, "
-                          "max_weight, threads, save_dir, processes)")
-    _check_arguments({"stem", "max_t", "threads", "save_dir"}, module=module, stem=stem, max_t=max_t, max_s=max_s,
-                     threads=threads, save_dir=save_dir)
+                          "max_weight, threads, save_dir, processes, cluster or workers)")
+    _check_arguments({"stem", "max_t", "threads", "save_dir", "workers", "cluster"}, module=module, stem=stem,
+                     max_t=max_t, max_s=max_s, threads=threads, save_dir=save_dir, workers=workers, cluster=cluster)
     label = f"{module} (C-motivic)"
     with Reporter(motivic_size(stem, max_t, max_s, module), label, not progress) as bar:
         run = run_motivic(module, stem, max_t=max_t, max_s=max_s, max_weight=max_weight,
                           threads=threads, reporter=bar, save_dir=save_dir,
-                          processes=bool(processes))
+                          processes=bool(processes), cluster=cluster, workers=workers)
     bar.finish(f"{label}: {len(run.generators)} generators")
     return run
 

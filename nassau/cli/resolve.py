@@ -15,7 +15,7 @@ from charts.model import Chart
 from charts.text import graded_dimension_string
 from gpu import trace
 from nassau.api.ext import Ext
-from nassau.api.progress import Reporter, workers_phrase
+from nassau.api.progress import Reporter, cluster_phrase, workers_phrase
 from nassau.api.request import Request, load, request
 from nassau.api.resolved import resolve_over
 from nassau.cli.common import (
@@ -210,8 +210,7 @@ def _compute(args: argparse.Namespace) -> int:
 
 
 #: resolve's options a motivic run does not take (yet), with the flag that names each.
-_NOT_MOTIVIC = {"algorithm": "--algorithm", "cluster": "--cluster", "workers": "--workers",
-                "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
+_NOT_MOTIVIC = {"algorithm": "--algorithm", "products": "--products", "d2": "--d2", "seqsee": "--seqsee",
                 "trace": "--trace"}
 
 
@@ -222,8 +221,8 @@ def _motivic(args: argparse.Namespace) -> int:
         value = getattr(args, name, None)
         if value and not (name == "algorithm" and value == "auto"):
             raise UserError(f"{flag} does not go with --motivic (a motivic run takes --stem/--max-t, --max-s, "
-                            "--max-weight, --threads, --save-dir, --json, --svg, --html, --tau-inverted, "
-                            "--estimate, --memory, --force)")
+                            "--max-weight, --threads, --processes, --workers, --cluster, --save-dir, --json, "
+                            "--svg, --html, --tau-inverted, --estimate, --memory, --force)")
     if args.page != 2:
         raise UserError("--page does not go with --motivic")
     estimating = getattr(args, "estimate", False)
@@ -235,7 +234,8 @@ def _motivic(args: argparse.Namespace) -> int:
                           threads=args.threads, save_dir=args.save_dir,
                           processes=bool(getattr(args, "processes", False)),
                           memory=(args.memory or "available") if held else None,
-                          force=getattr(args, "force", False), hard_stop=held)
+                          force=getattr(args, "force", False), hard_stop=held,
+                          cluster=getattr(args, "cluster", None), workers=getattr(args, "workers", None))
     if estimating:
         est = req.estimate()
         stdout(json.dumps(est.as_json()) + "\n" if args.json == "" else
@@ -277,10 +277,8 @@ def _chart_phase(reporter: Reporter, ext: Ext, files: bool) -> None:
 
 
 def _executor(args: argparse.Namespace, req: Request) -> str:
-    if getattr(args, "cluster", None):
-        return f"the Dask cluster at {args.cluster}"
-    if getattr(args, "workers", None):
-        return f"{args.workers} worker process{'es' if args.workers > 1 else ''}"
+    if getattr(args, "cluster", None) or getattr(args, "workers", None):
+        return cluster_phrase(getattr(args, "cluster", None), getattr(args, "workers", None))
     return workers_phrase(req.threads, req.processes)
 
 

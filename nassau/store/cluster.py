@@ -21,11 +21,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Self
 
+from algebra.module.motivic import motivic_from_spec
 from nassau.engine.errors import EngineError
+from nassau.engine.motivic import MotivicResolution, step_motivic
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import compute, dependencies, resolved_module
 from nassau.engine.scheduler import JobFailed
+from nassau.engine.tau_quotient import ALGORITHM as QUOTIENT
+from nassau.engine.tau_quotient import step_quotient
+from nassau.store.motivic_save import ALGORITHM as MOTIVIC
+from nassau.store.motivic_save import MotivicSave
 from nassau.store.save_dir import SaveDir, StoreError, module_from_manifest
 
 #: Seconds to wait for the Dask scheduler at --cluster ADDRESS to answer.
@@ -44,6 +50,20 @@ RUN = 4
 
 class ClusterError(EngineError):
     """The cluster cannot run the jobs (no Dask, no scheduler at the address, a task that keeps killing workers)."""
+
+
+def check_cluster(cluster: str | None, workers: int | None, save_dir: object) -> None:
+    """EngineError (one line) unless these ask for a cluster run that can start: one of an address or a number of
+    local workers, and a save directory."""
+    if cluster is not None and workers is not None:
+        raise EngineError("give either a cluster's address or a number of local workers, not both")
+    if workers is not None and workers < 1:
+        raise EngineError(f"workers must be at least 1 (got {workers})")
+    if cluster is not None and not cluster.strip():
+        raise EngineError("the cluster's address is empty (e.g. tcp://scheduler:8786)")
+    if (cluster is not None or workers is not None) and save_dir is None:
+        raise EngineError("a cluster run needs a save directory, shared by the client and every worker: the jobs "
+                          "read their inputs from it and write their results there")
 
 
 class Cluster:
@@ -172,10 +192,57 @@ class _WorkerRun:
             while res.is_done(row, self.next_t[row]):
                 self.next_t[row] += 1
             wanted += [(row, u) for u in range(self.next_t[row], t + 1) if (row, u) not in self.running]
-        self.store.load_into(res, bidegrees=wanted)
+        self._load(wanted)
         # A kernel kept for a job another worker has done would stay here for ever.
-        for ks, kt in [k for k in res.kernels if res.is_done(k[0] + 1, k[1])]:
+        for ks, kt in [k for k in self._kept() if res.is_done(k[0] + 1, k[1])]:
             res.take_kernel(ks, kt)
+
+    def _load(self, bidegrees: list[tuple[int, int]]) -> None:
+        self.store.load_into(self.res, bidegrees=bidegrees)
+
+    def _kept(self) -> list[tuple[int, int]]:
+        return list(self.res.kernels)
+
+    def compute(self, region: Region, s: int, t: int) -> None:
+        compute(self.res, region, self.algorithm, s, t, self.store)
+
+
+class _MotivicWorkerRun(_WorkerRun):
+    """The same for a motivic run (nassau.store.motivic_save): the module and its weights rebuilt from the manifest,
+    each loaded bidegree with its generators' weights. Over A^C a step reads the kernel the step below it kept: here
+    if this worker ran that step, else the one that worker saved beside its bidegree; over A^C/tau (C(tau)) a step
+    whose kernel another worker kept computes it again. The same basis each way, so the same output as threads."""
+
+    def __init__(self, path: str, algorithm: str) -> None:
+        spec, _, _ = module_from_manifest(Path(path))
+        motivic = motivic_from_spec(spec)
+        self.save = MotivicSave(Path(path), spec.name, motivic, None, algorithm, spec=spec, worker=True)
+        self.store = self.save.store
+        self.res = MotivicResolution(motivic)
+        self.algorithm = algorithm
+        self.next_t = []
+        self.running = set()
+        self.lock = threading.Lock()
+
+    def _load(self, bidegrees: list[tuple[int, int]]) -> None:
+        self.save.catch_up(self.res, bidegrees)
+
+    def _kept(self) -> list[tuple[int, int]]:
+        return list(self.res.kernels) + list(self.res.cycles)
+
+    def compute(self, region: Region, s: int, t: int) -> None:
+        keep = region.contains(s + 1, t)
+        if self.algorithm == QUOTIENT:
+            step_quotient(self.res, s, t, keep_kernel=keep)
+            self.save.save(self.res, s, t, None)
+            return
+        self.save.kernel_for(self.res, s, t)
+        self.save.save(self.res, s, t, step_motivic(self.res, s, t, keep_kernel=keep))
+
+
+def worker_run(path: str, algorithm: str) -> _WorkerRun:
+    """A worker's state for a save directory of this algorithm's run."""
+    return (_MotivicWorkerRun if algorithm in (MOTIVIC, QUOTIENT) else _WorkerRun)(path, algorithm)
 
 
 _RUNS: dict[tuple[str, str, str], _WorkerRun] = {}
@@ -196,7 +263,7 @@ def job(path: str, fingerprint: str, algorithm: str, region: Region, s: int, t: 
     with _RUNS_LOCK:
         key = (path, fingerprint, algorithm)
         if key not in _RUNS:
-            _RUNS[key] = _WorkerRun(path, algorithm)
+            _RUNS[key] = worker_run(path, algorithm)
         state = _RUNS[key]
     res = state.res
     needed = [d for d in dependencies(algorithm)(s, t) if region.contains(*d)]
@@ -219,7 +286,7 @@ def job(path: str, fingerprint: str, algorithm: str, region: Region, s: int, t: 
         time.sleep(pause)
         pause = min(2 * pause, 1.0)
     try:
-        compute(res, region, algorithm, s, t, state.store)
+        state.compute(region, s, t)
     finally:
         with state.lock:
             state.running.discard((s, t))

@@ -36,12 +36,15 @@ def motivic_spec(module_name: str, motivic: MotivicModule) -> ModuleSpec:
 
 
 class MotivicSave:
-    def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region,
-                 algorithm: str | None = None) -> None:
-        spec = motivic_spec(module_name, motivic)
-        self.cycles = algorithm is None  # a resolution over A^C, whose steps read the kernels kept
+    def __init__(self, path: Path, module_name: str, motivic: MotivicModule, region: Region | None,
+                 algorithm: str | None = None, spec: ModuleSpec | None = None, worker: bool = False) -> None:
+        """spec: the definition, where not the one module_name reads; worker: a cluster worker's, on the directory
+        its client checked and holds (the definition from its manifest)."""
+        spec = motivic_spec(module_name, motivic) if spec is None else spec
+        self.cycles = algorithm is None or algorithm == ALGORITHM  # over A^C, whose steps read the kernels kept
         self.store = SaveDir(Path(path), spec, motivic.module, ALGORITHM if algorithm is None else algorithm)
-        self.store.open(region)
+        if not worker:
+            self.store.open(region)
 
     def save(self, res: MotivicResolution, s: int, t: int, kept: FactoredCycles | None) -> None:
         """(s, t)'s weights and kept kernel first (the kernel: save_kernel, which a worker process calls itself
@@ -70,20 +73,42 @@ class MotivicSave:
         """Every saved bidegree that extends what is loaded, with its weights, and the kernels the rest of the region
         reads (saved, or recomputed); returns how many bidegrees were loaded."""
         loaded = self.store.load_into(res)
-        for s in range(len(res.modules)):
-            res.gen_weights(s)
-            fs = res.free(s)
-            for t in sorted(t for (s2, t) in res.new_gens if s2 == s):
-                saved = self.store.map_rows("weights", s, t)
-                count = fs.gens_below(t + 1) - fs.gens_below(t)
-                if saved is None or len(saved[0]) != count:
-                    raise StoreError(f"{self.store.path} lacks the weights of (s={s}, t={t}); refusing to use it "
-                                     "(choose another --save-dir)")
-                res.weights[s].extend(int(w) for w in saved[0].view(np.int64).ravel())
+        self._weights(res, list(res.new_gens))
         for (s, t) in list(res.new_gens) if self.cycles else ():
             if region.contains(s + 1, t) and not res.is_done(s + 1, t):
                 res.cycles[(s, t)] = self._cycles(res, s, t)
         return loaded
+
+    def catch_up(self, res: MotivicResolution, bidegrees: list[tuple[int, int]]) -> None:
+        """Load these bidegrees where saved (a cluster worker catching up on other workers' files), with their
+        weights; no kernels (kernel_for reads the one a step needs)."""
+        self.store.load_into(res, bidegrees=bidegrees)
+        self._weights(res, [b for b in bidegrees if res.is_done(*b)])
+
+    def kernel_for(self, res: MotivicResolution, s: int, t: int) -> None:
+        """Make sure the kernel (s - 1, t) that the step (s, t) over A^C reads is here: kept by this process, or
+        saved by the one that ran (s - 1, t) (a cluster worker), or else computed again; the same basis each way."""
+        if s > 0 and (s - 1, t) not in res.cycles:
+            res.cycles[(s - 1, t)] = self._cycles(res, s - 1, t)
+
+    def _weights(self, res: MotivicResolution, bidegrees: list[tuple[int, int]]) -> None:
+        """The weights of the generators of these bidegrees (done) that have none yet, in each row's order."""
+        rows: dict[int, list[int]] = {}
+        for s, t in bidegrees:
+            rows.setdefault(s, []).append(t)
+        for s in sorted(rows):
+            held = len(res.gen_weights(s))
+            fs = res.free(s)
+            for t in sorted(rows[s]):
+                first, last = fs.gens_below(t), fs.gens_below(t + 1)
+                if last <= held:
+                    continue
+                saved = self.store.map_rows("weights", s, t)
+                if saved is None or len(saved[0]) != last - first or first != held:
+                    raise StoreError(f"{self.store.path} lacks the weights of (s={s}, t={t}); refusing to use it "
+                                     "(choose another --save-dir)")
+                res.weights[s].extend(int(w) for w in saved[0].view(np.int64).ravel())
+                held = last
 
     def _cycles(self, res: MotivicResolution, s: int, t: int) -> Cycles:
         basis = self.store.map_rows("cycles", s, t)
