@@ -20,6 +20,9 @@ tree's, and prints its figures and the CPU ratio: the pairing keeps a busy machi
 A^C/tau on the stem-shaped region) and prints its CPU against the classical standard run's.
 
     python benchmarks/bench_motivic.py --stems 90 --repeat 3 --kinds ctau standard
+    python benchmarks/bench_motivic.py --stems 60 --repeat 3 --kinds motivic --save --baseline TREE
+
+`--save` gives every run a fresh save directory (what saving costs: over A^C each kept kernel is written too).
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,11 +48,14 @@ KINDS = {"motivic": ("S_2", "auto", ("--motivic",)), "ctau": ("Ctau", "auto", ("
 ONE_CORE = {"NUMBA_NUM_THREADS": "1"}
 
 
-def run_once(kind: str, stem: int, max_s: int, tree: str | None = None) -> tuple[float, float, float]:
+def run_once(kind: str, stem: int, max_s: int, tree: str | None = None, save: bool = False
+             ) -> tuple[float, float, float]:
     """(wall seconds, peak RSS MiB, CPU seconds) of one CLI run of this kind (of the nassau in `tree` if given), on
-    one core."""
+    one core; save: into a fresh save directory (--save-dir), deleted after."""
     module, algorithm, extra = KINDS[kind]
-    return run_usage(stem, max_s, algorithm, 1, module, extra, tree, ONE_CORE)
+    with tempfile.TemporaryDirectory(prefix="bench-motivic-") as tmp:
+        more = ("--save-dir", os.path.join(tmp, "save")) if save else ()
+        return run_usage(stem, max_s, algorithm, 1, module, (*extra, *more), tree, ONE_CORE)
 
 
 def main() -> None:
@@ -57,6 +64,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline", metavar="TREE", help="also time the motivic run of this source tree")
     parser.add_argument("--kinds", nargs="+", choices=list(KINDS), default=list(KINDS))
+    parser.add_argument("--save", action="store_true", help="every run saves into a fresh --save-dir")
     args = parser.parse_args()
     print(f"machine: {machine()}")
     runs = {kind: None for kind in args.kinds}
@@ -71,7 +79,7 @@ def main() -> None:
         rss: dict[str, float] = {}
         for _ in range(args.repeat):
             for kind, tree in runs.items():
-                wall, peak, cpu = run_once("motivic" if kind == "baseline" else kind, stem, max_s, tree)
+                wall, peak, cpu = run_once("motivic" if kind == "baseline" else kind, stem, max_s, tree, args.save)
                 walls[kind].append(wall)
                 cpus[kind].append(cpu)
                 rss[kind] = max(rss.get(kind, 0.0), peak)

@@ -49,6 +49,15 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("motivic save: an older directory's kernel vectors are not read (computed again)",
+           "nassau/store/motivic_save.py",
+           (literal("        if len(basis[0]) != len(pivots):\n", "        if True:\n"),),
+           ("tests/test_motivic_resume.py::"
+            "test_kernels_are_saved_factored_and_an_older_directory_of_their_vectors_still_resumes",)),
+    Mutant("motivic save: a factored kernel's rows checked against every generator of its degree",
+           "nassau/store/motivic_save.py",
+           (literal("fs.dimension(t, fs.gens_below(t))", "fs.dimension(t)"),),
+           ("tests/test_motivic_cluster.py",)),
     Mutant("motivic cluster: a step computes the kernel below it again instead of reading the saved one",
            "nassau/store/motivic_save.py",
            (literal("res.cycles[(s - 1, t)] = self._cycles(res, s - 1, t)",

@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nassau.api.motivic import motivic_size
+from nassau.api.motivic import motivic_request, motivic_size, resolved_region
+from nassau.engine.motivic import FactoredCycles, kernel_cycles, resolve_motivic
+from nassau.engine.region import Region
 from nassau.store import motivic_save
 from tests.helpers import run_cli
 
@@ -73,3 +75,33 @@ def test_an_interrupted_run_resumes_to_a_fresh_runs_output(tmp_path: Path, fresh
         assert f"{count} bidegrees loaded" in resumed.stderr.decode()
         assert resumed.stdout == text, count
         assert out_json.read_bytes() == data, count
+
+
+def test_kernels_are_saved_factored_and_an_older_directory_of_their_vectors_still_resumes(
+        tmp_path: Path, fresh: tuple[bytes, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A kept kernel is saved as the step found it (its coordinates, blocks and solvers: `cycle_blocks/`), not as
+    its vectors, which would cost the elimination the factored kernel spares; a directory saved before then holds
+    the vectors (no `cycle_blocks/`) and resumes to the same output, reading them."""
+    monkeypatch.setattr(os, "fsync", lambda fd: None)
+    save = tmp_path / "save"
+    with pytest.MonkeyPatch.context() as patch:
+        interrupted_after(patch, 17)  # its kernel, computed again from the generators, has another basis
+        assert run_cli(*ARGS, "--quiet", "--save-dir", str(save)).returncode == 130
+    assert [p.stem for p in (save / "cycle_blocks").iterdir()] == [KEPT[17]]
+    s, t = (int(x) for x in KEPT[17].split("_"))
+    req = motivic_request("S_2", STEM, max_s=MAX_S)
+    store = motivic_save.MotivicSave(save, "S_2", req.mod, req.whole)
+    res = resolve_motivic(req.mod, resolved_region(Region(max_s=s - 1, min_degree=0, max_t=t)), store=store)
+    kept = store._cycles(res, s, t)
+    assert isinstance(kept, FactoredCycles)
+    every = np.arange(len(kept.weights))
+    vectors = kept.natural(every, res.field)
+    store.store.save_map_rows("cycles", s, t, vectors, res.free(s).dimension(t), 0)
+    (save / "cycle_blocks" / f"{s}_{t}.bin").unlink()
+    older = store._cycles(res, s, t)
+    assert np.array_equal(older.natural(every, res.field), vectors)  # read, not computed again:
+    again = kernel_cycles(res, s, t)
+    assert not np.array_equal(again.natural(every, res.field), vectors)  # that has another basis here
+    store.close()
+    resumed = run_cli(*ARGS, "--save-dir", str(save))
+    assert resumed.returncode == 0 and resumed.stdout == fresh[0]
