@@ -84,6 +84,19 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(["nassau", *args], code, out.buffer.getvalue(), err.getvalue().encode())
 
 
+def saved_runs(base_of, runs: dict[str, list[str]], threads: int) -> dict[str, tuple[bytes, bytes, Path]]:
+    """Each command run on `threads` threads, saved and exported: name -> (chart, JSON, save directory), the
+    reference a cluster run's bytes are compared with. base_of(name) gives a fresh directory for each."""
+    out = {}
+    for name, args in runs.items():
+        base = base_of(name)
+        run = run_cli(*args, "--threads", str(threads), "--save-dir", str(base / "save"), "--json",
+                      str(base / "c.json"), "--quiet")
+        assert run.returncode == 0, run.stderr
+        out[name] = (run.stdout, (base / "c.json").read_bytes(), base / "save")
+    return out
+
+
 def cli(*args: str, cwd: Path | None = None, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
     """Run `python -m nassau ARGS` in a child process and capture its output."""
     full_env = dict(os.environ, **(env or {}))

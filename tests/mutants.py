@@ -573,8 +573,8 @@ MUTANTS = [
     Mutant("motivic: h3's weight read as that of Sq^6", "nassau/products/motivic_ext.py",
            (literal("    return weight((1 << i,))\n", "    return weight((2 * i,))\n"),),
            ("tests/test_motivic_weights.py",)),
-    Mutant("motivic store: the kept kernel saved in the elimination's order", "nassau/store/motivic_save.py",
-           (literal("kept.natural(every, res.field)", "kept.basis"),),
+    Mutant("motivic store: the kept kernel's solvers saved as zeros", "nassau/store/motivic_save.py",
+           (literal("solver.ravel().view(np.int64)", "np.zeros_like(solver).ravel().view(np.int64)"),),
            ("tests/test_motivic_resume.py",)),
     Mutant("store: a non-empty folder without a manifest taken over", "nassau/store/save_dir.py",
            (literal("        elif self.path.exists() and any(self.path.iterdir()):\n"

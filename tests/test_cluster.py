@@ -20,7 +20,7 @@ import pytest
 from nassau.api.request import request
 from nassau.engine.resolve import dependencies
 from nassau.store import cluster
-from tests.helpers import assert_one_line_error, run_cli
+from tests.helpers import assert_one_line_error, run_cli, saved_runs
 
 distributed = pytest.importorskip("distributed", reason="the cluster tests need dask[distributed] (the test extra)")
 psutil = pytest.importorskip("psutil", reason="psutil comes with dask[distributed]")
@@ -43,14 +43,7 @@ def files(save: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def threaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bytes, bytes, Path]]:
     """The threaded run of each command: its chart, its JSON and its save directory."""
-    out = {}
-    for name, args in (("S_2", S2), ("Joker", JOKER)):
-        base = tmp_path_factory.mktemp(f"threads-{name}")
-        run = run_cli(*args, "--threads", "2", "--save-dir", str(base / "save"), "--json", str(base / "c.json"),
-                      "--quiet")
-        assert run.returncode == 0, run.stderr
-        out[name] = (run.stdout, (base / "c.json").read_bytes(), base / "save")
-    return out
+    return saved_runs(lambda name: tmp_path_factory.mktemp(f"threads-{name}"), {"S_2": S2, "Joker": JOKER}, 2)
 
 
 @pytest.mark.parametrize("name", ["S_2", "Joker"])

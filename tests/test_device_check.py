@@ -70,9 +70,12 @@ def test_the_time_limit_stops_it_cleanly_keeping_what_it_measured(tmp_path):
     assert list(steps) == STEPS  # every step is there, run or not
     assert steps["setup"]["runs"][-1]["status"] in ("ok", "cut", "not run")  # the warm-up, given half the limit
     assert steps["environment"]["status"] == "ok" and steps["environment"]["cores"] >= 1  # measured, and kept
-    # How far a 6 s limit reaches depends on the machine's load; the last step never finishes, a step reached with
-    # less than a run's minimum (1 s in --cpu-only) left is not started, and one that did not start says why.
-    assert steps["gpu_vs_cpu_larger"]["status"] in ("not run", "partial")
+    # How far a 6 s limit reaches depends on the machine's load; the last step finishes only if its run fits before
+    # the limit (a quick one, where the steps before it ended early), a step reached with less than a run's minimum
+    # (1 s in --cpu-only) left is not started, and one that did not start says why.
+    larger = steps["gpu_vs_cpu_larger"]
+    assert larger["status"] in ("not run", "partial") or (
+        larger["status"] == "ok" and larger["started_s"] + sum(r.get("wall_s", 0) for r in larger["runs"]) < 6 + 1)
     for step in steps.values():
         if step["started_s"] > 6 - 1:
             assert step["status"] == "not run" and step["reason"].startswith("no time left"), step

@@ -16,7 +16,7 @@ from nassau.api.motivic import motivic_request, run_motivic
 from nassau.engine.resolve import dependencies
 from nassau.store import cluster
 from nassau.store.motivic_save import MotivicSave
-from tests.helpers import assert_one_line_error, run_cli
+from tests.helpers import assert_one_line_error, run_cli, saved_runs
 
 pytest.importorskip("distributed", reason="the cluster tests need dask[distributed] (the test extra)")
 
@@ -38,14 +38,7 @@ def saved(save: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def threaded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[bytes, bytes, Path]]:
     """One thread's run of each: its chart, its JSON and its save directory."""
-    out = {}
-    for name, args in RUNS.items():
-        base = tmp_path_factory.mktemp(f"thread-{name}")
-        run = run_cli(*args, "--threads", "1", "--save-dir", str(base / "save"), "--json", str(base / "c.json"),
-                      "--quiet")
-        assert run.returncode == 0, run.stderr
-        out[name] = (run.stdout, (base / "c.json").read_bytes(), base / "save")
-    return out
+    return saved_runs(lambda name: tmp_path_factory.mktemp(f"thread-{name}"), RUNS, 1)
 
 
 @pytest.mark.parametrize("name", list(RUNS))
