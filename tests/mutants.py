@@ -49,6 +49,9 @@ def literal(old: str, new: str) -> tuple[str, str]:
 
 
 MUTANTS = [
+    Mutant("calibration: timed while the first run's helper compiles", "nassau/cost/calibration.py",
+           (literal("    tables_ready()\n", ""),),
+           ("tests/test_cost.py::test_a_calibration_waits_for_the_first_runs_compile_helper",)),
     Mutant("motivic save: an older directory's kernel vectors are not read (computed again)",
            "nassau/store/motivic_save.py",
            (literal("        if len(basis[0]) != len(pivots):\n", "        if True:\n"),),

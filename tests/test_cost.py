@@ -465,3 +465,28 @@ def test_worker_processes_count_their_own_copies(cost_dir: Path) -> None:
     copy = threads.parts["floor"] + threads.parts["basis"] + threads.parts["rows"]
     assert procs.parts["worker_copies"] == pytest.approx(copy) and copy > 100e6
     assert procs.peak_bytes == pytest.approx(threads.peak_bytes + copy)
+
+
+def test_a_calibration_waits_for_the_first_runs_compile_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Timed while the helper compiles, a calibration measures products enumerated without tables (on an empty
+    kernel cache the sphere over A^C through stem 90 was put at 1.9 min against about 10): its timed run starts only
+    once the helper is done, after the warm-up; a helper that never finishes is waited for at most the limit."""
+    looks = iter([True, True, True, False])
+    order: list[str] = []
+    monkeypatch.setattr(calibration, "helper_compiling", lambda: order.append("look") or next(looks))
+    monkeypatch.setattr(calibration.time, "sleep", lambda s: None)
+    monkeypatch.setattr(calibration, "_small_run", lambda name, extra=(): (0.5, 1 << 20))
+
+    def timed(name, module, algorithm, max_s, stem, done):
+        order.append("warm-up" if done is None else "timed")
+        if done is not None:
+            raise KeyboardInterrupt  # far enough: what follows is the fit
+
+    monkeypatch.setattr(calibration, "_timed_run", timed)
+    with pytest.raises(KeyboardInterrupt):
+        calibration.calibrate("S_2", 50, 28, "motivic")
+    assert order == ["warm-up", "look", "look", "look", "look", "timed"]
+    monkeypatch.setattr(calibration, "helper_compiling", lambda: True)
+    clock = iter(range(0, 1000, 50))
+    monkeypatch.setattr(calibration.time, "monotonic", lambda: next(clock))
+    assert calibration.tables_ready(limit=120) is False
