@@ -437,8 +437,8 @@ def _fill(keys_s, keys_n, flat, flat_offset, caps, whole_words, g, index_map, ma
             row_off[base + r] = used - first
             if whole:
                 ranks, used = _harvest(bits, r, nw, ranks, used)
-            elif multiply_into(bits, zero, zero, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty, forbid,
-                               scratch):
+            elif multiply_into(bits, zero, zero, flat[flat_offset[n] + r], s, d, g, index_map, map_offset, empty,
+                               forbid, scratch):
                 ranks, used = _harvest(bits, 0, nw, ranks, used)
         row_off[base + dim_n] = used - first
         res_start[j + 1] = used

@@ -5,16 +5,17 @@ numba compiles a kernel when it is first called, one at a time, and writes it to
 cache (the first run after installation) that is most of a small run: S_2 through stem 40 compiles for about 9 s in
 one process. The resolution needs the product kernel first (3.4 s of compiling); a helper process started at once
 compiles meanwhile, into the same cache, the small reductions that come next, the column moves, the matrix product
-and the product tables' kernels (algebra.milnor.compile_helper), and the main process finds them there (numba writes its cache files by atomic rename; a kernel the helper has not finished
-is compiled again by the main process, so the race costs time, never a result). Until the helper is done the run
-makes no product tables (`helper_compiling`, which algebra.milnor.product_tables asks): every product is enumerated,
-the same bits, and the tables start as soon as the helper's marker appears. The marker ends it: later runs start
-nothing, and neither does a machine with one core. At most one helper runs per cache: the starting process takes
-an exclusive lock on `warmup.lock` in the cache (flock) before it starts one, and the helper inherits it and holds
-it until it exits, so runs started together (a test suite, a shell loop) start one helper between them; the others
-wait for its marker as if it were theirs (a marker written at the end could not do this: every run started before
-it appears would start a helper of its own). What the helper runs is algebra.milnor.compile_helper; the command
-line's entry starts it (a process-wide choice, made there and nowhere on import).
+and the product tables' kernels (algebra.milnor.compile_helper), and the main process finds them there (numba writes
+its cache files by atomic rename; a kernel the helper has not finished is compiled again by the main process, so the
+race costs time, never a result). Until the helper is done the run makes no product tables (`helper_compiling`,
+which algebra.milnor.product_tables asks): every product is enumerated, the same bits, and the tables start as soon
+as the helper's marker appears. The marker ends it: later runs start nothing, and neither does a machine with one
+core. At most one helper runs per cache: the starting process takes an exclusive lock on `warmup.lock` in the cache
+(flock) before it starts one, and the helper inherits it and holds it until it exits, so runs started together (a
+test suite, a shell loop) start one helper between them; the others wait for its marker as if it were theirs (a
+marker written at the end could not do this: every run started before it appears would start a helper of its own).
+What the helper runs is algebra.milnor.compile_helper; the command line's entry starts it (a process-wide choice,
+made there and nowhere on import).
 """
 from __future__ import annotations
 

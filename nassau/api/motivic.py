@@ -38,8 +38,8 @@ from nassau.engine.resolve import resolve as resolve_classical
 from nassau.engine.tau_quotient import ALGORITHM as QUOTIENT
 from nassau.engine.tau_quotient import resolve_quotient
 from nassau.products.motivic_ext import MotivicClass, MotivicExt
-from nassau.store.motivic_save import ALGORITHM as MOTIVIC
 from nassau.store.cluster import Cluster, check_cluster
+from nassau.store.motivic_save import ALGORITHM as MOTIVIC
 from nassau.store.motivic_save import MotivicSave, motivic_spec
 
 OPS = ("h0", "h1", "h2", "h3")
@@ -65,14 +65,14 @@ class MotivicRun:
     max_weight: int | None = None
     #: Bidegrees loaded from a save directory.
     loaded: int = 0
-    #: The workers it ran on, and whether they were worker processes (else threads), or a cluster's, named.
+    #: The workers it ran on, and whether they were worker processes (else threads); or a cluster's, as named.
     threads: int = 1
     processes: bool = False
-    cluster: str | None = None
+    cluster_workers: str | None = None
 
     def way(self) -> str:
         """The workers, as the summary line names them."""
-        return self.cluster or workers_phrase(self.threads, self.processes)
+        return self.cluster_workers or workers_phrase(self.threads, self.processes)
 
     @cached_property
     def ext(self) -> MotivicExt:
@@ -295,7 +295,6 @@ class MotivicRequest:
                 store.close()
         return MotivicRun(self.mod, self.region, res, max_weight, store.store.loaded if store is not None else 0,
                           self.threads, self.processes)
-
 
     def _run_on_cluster(self, store: MotivicSave, max_weight: int | None, reporter: Reporter | None,
                         done) -> MotivicRun:

@@ -319,10 +319,13 @@ def resolve_motivic(motivic: MotivicModule, region: Region, threads: int = 1, on
         run_processes(res, jobs, deps, step, threads, done, bound=lambda s, t: (s - 1, t) if s else None)
         return res
 
-    def work(s: int, t: int) -> None:
-        kept = step_motivic(res, s, t, keep_kernel=whole.contains(s + 1, t))
-        if store is not None:
-            store.save(res, s, t, kept)
-
-    run_jobs(jobs, deps, work, threads, on_done)
+    run_jobs(jobs, deps, lambda s, t: compute(res, whole, s, t, store), threads, on_done)
     return res
+
+
+def compute(res: MotivicResolution, region: Region, s: int, t: int, store: Store | None = None) -> None:
+    """The job (s, t), the same on a thread and on a cluster worker (nassau.store.cluster): the step, keeping
+    ker d_s where (s + 1, t) is still to come in the region, then its files."""
+    kept = step_motivic(res, s, t, keep_kernel=region.contains(s + 1, t))
+    if store is not None:
+        store.save(res, s, t, kept)

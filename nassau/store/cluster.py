@@ -23,7 +23,8 @@ from typing import Self
 
 from algebra.module.motivic import motivic_from_spec
 from nassau.engine.errors import EngineError
-from nassau.engine.motivic import MotivicResolution, step_motivic
+from nassau.engine.motivic import MotivicResolution
+from nassau.engine.motivic import compute as compute_motivic
 from nassau.engine.region import Region
 from nassau.engine.resolution import Resolution
 from nassau.engine.resolve import compute, dependencies, resolved_module
@@ -174,13 +175,17 @@ class _WorkerRun:
     and per row the first t not yet in it (so catching up looks at new files only, never lists the directory)."""
 
     def __init__(self, path: str, algorithm: str) -> None:
-        spec, module, _ = module_from_manifest(Path(path))
-        self.store = SaveDir(Path(path), spec, module, algorithm)
-        self.res = Resolution(resolved_module(module, algorithm), algorithm)
         self.algorithm = algorithm
+        self.store, self.res = self._open(Path(path))
         self.next_t: list[int] = []
         self.running: set[tuple[int, int]] = set()
         self.lock = threading.Lock()
+
+    def _open(self, path: Path) -> tuple[SaveDir, Resolution]:
+        """The directory's store and an empty resolution of its module, rebuilt from the manifest."""
+        spec, module, _ = module_from_manifest(path)
+        return SaveDir(path, spec, module, self.algorithm), Resolution(resolved_module(module, self.algorithm),
+                                                                      self.algorithm)
 
     def catch_up(self, s: int, t: int) -> None:
         """Load every saved bidegree of rows <= s and degrees <= t not yet here (none this process is computing)."""
@@ -213,16 +218,11 @@ class _MotivicWorkerRun(_WorkerRun):
     if this worker ran that step, else the one that worker saved beside its bidegree; over A^C/tau (C(tau)) a step
     whose kernel another worker kept computes it again. The same basis each way, so the same output as threads."""
 
-    def __init__(self, path: str, algorithm: str) -> None:
-        spec, _, _ = module_from_manifest(Path(path))
+    def _open(self, path: Path) -> tuple[SaveDir, MotivicResolution]:
+        spec, _, _ = module_from_manifest(path)
         motivic = motivic_from_spec(spec)
-        self.save = MotivicSave(Path(path), spec.name, motivic, None, algorithm, spec=spec, worker=True)
-        self.store = self.save.store
-        self.res = MotivicResolution(motivic)
-        self.algorithm = algorithm
-        self.next_t = []
-        self.running = set()
-        self.lock = threading.Lock()
+        self.save = MotivicSave(path, spec.name, motivic, None, self.algorithm, spec=spec, worker=True)
+        return self.save.store, MotivicResolution(motivic)
 
     def _load(self, bidegrees: list[tuple[int, int]]) -> None:
         self.save.catch_up(self.res, bidegrees)
@@ -231,13 +231,12 @@ class _MotivicWorkerRun(_WorkerRun):
         return list(self.res.kernels) + list(self.res.cycles)
 
     def compute(self, region: Region, s: int, t: int) -> None:
-        keep = region.contains(s + 1, t)
         if self.algorithm == QUOTIENT:
-            step_quotient(self.res, s, t, keep_kernel=keep)
+            step_quotient(self.res, s, t, keep_kernel=region.contains(s + 1, t))
             self.save.save(self.res, s, t, None)
             return
         self.save.kernel_for(self.res, s, t)
-        self.save.save(self.res, s, t, step_motivic(self.res, s, t, keep_kernel=keep))
+        compute_motivic(self.res, region, s, t, self.save)
 
 
 def worker_run(path: str, algorithm: str) -> _WorkerRun:
